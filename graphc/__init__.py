@@ -1,0 +1,78 @@
+"""graphc: a graph-tracing compiler for NumPy-style Python.
+
+Public API re-exports only; each name is defined in the module that owns it.
+"""
+
+from graphc import config, errors, math, random
+from graphc.dtypes import bool_ as bool
+from graphc.dtypes import (
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from graphc.ops.creation import constant, convert_to_tensor, fill
+from graphc.ops.creation import tf_eye as eye
+from graphc.ops.creation import tf_identity as identity
+from graphc.ops.creation import tf_ones as ones
+from graphc.ops.creation import tf_range as range
+from graphc.ops.creation import tf_zeros as zeros
+from graphc.ops.indexing import gather, tensor_scatter_nd_update
+from graphc.ops.linalg import tf_matmul as matmul
+from graphc.ops.reduce import (
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
+from graphc.ops.reduce import tf_argmax as argmax
+from graphc.ops.shape import concat, rank, reshape, shape, size, stack
+from graphc.ops.shape import tf_transpose as transpose
+from graphc.tf_api import (
+    abs,
+    add,
+    cast,
+    divide,
+    equal,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    sqrt,
+    subtract,
+    where,
+)
+from graphc.tracer.function import (
+    Function,
+    clear_caches,
+    function,
+    functions_run_eagerly,
+    run_functions_eagerly,
+)
+from graphc.tracer.signature import TensorSpec
+from graphc.tracer.tensor import Tensor
+from graphc.tracer.tensor import install as _install
+
+_install()
+del _install
+
+__version__ = "0.1.0"

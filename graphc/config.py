@@ -1,0 +1,110 @@
+"""Every switch and environment variable graphc reads, in one place.
+
+Public surface (re-exported as ``gc.config``):
+
+* ``set_dtype_promotion("numpy" | "strict")`` / ``get_dtype_promotion()``
+* ``optimizer.set_options({...})`` / ``optimizer.get_options()``
+* ``list_devices()``
+
+Environment variables (read here and nowhere else):
+
+* ``GRAPHC_CACHE_DIR``  where compiled programs are cached on disk.
+* ``GRAPHC_CHECK=1``    run the IR verifier after every pass.
+* ``GRAPHC_SHOW_INTERNAL_FRAMES=1``  keep graphc's own frames in tracebacks.
+"""
+
+from __future__ import annotations
+
+import os
+
+_PROMOTION_MODES = ("numpy", "strict")
+
+
+class _State:
+    """Mutable global settings. One instance, ``state``; read it, do not copy it."""
+
+    __slots__ = ("dtype_promotion", "prefer_float32", "run_functions_eagerly", "optimizer")
+
+    def __init__(self):
+        self.dtype_promotion = "numpy"
+        self.prefer_float32 = False
+        self.run_functions_eagerly = False
+        self.optimizer = {
+            "constant_folding": True,
+            "cse": True,
+            "arithmetic_simplification": True,
+            "pruning": True,
+            "fusion": True,
+        }
+
+
+state = _State()
+
+
+def set_dtype_promotion(mode: str) -> None:
+    """Choose how mixed-dtype tensor operations behave.
+
+    ``"numpy"`` (default) promotes like NumPy 2 (NEP 50): ``int32 + float32 -> float64``.
+    ``"strict"`` raises ``TypeError`` on mixed tensor dtypes, as TensorFlow does; Python
+    scalars stay weak and are still accepted (``float32_tensor * 2.0`` works).
+
+    >>> gc.config.set_dtype_promotion("strict")
+    """
+    if mode not in _PROMOTION_MODES:
+        raise ValueError(
+            f"set_dtype_promotion: unknown mode {mode!r}; use one of {_PROMOTION_MODES}"
+        )
+    state.dtype_promotion = mode
+
+
+def get_dtype_promotion() -> str:
+    """Return the current promotion mode, ``"numpy"`` or ``"strict"``."""
+    return state.dtype_promotion
+
+
+class _Optimizer:
+    """``gc.config.optimizer``: switches for the graph pass pipeline."""
+
+    def set_options(self, options: dict) -> None:
+        """Switch passes on or off, e.g. ``set_options({"constant_folding": False})``."""
+        unknown = sorted(set(options) - set(state.optimizer))
+        if unknown:
+            raise ValueError(
+                f"optimizer.set_options: unknown option(s) {unknown}; "
+                f"known options are {sorted(state.optimizer)}"
+            )
+        for key, value in options.items():
+            if not isinstance(value, bool):
+                raise TypeError(f"optimizer option {key!r} must be True or False, got {value!r}")
+            state.optimizer[key] = value
+
+    def get_options(self) -> dict:
+        """Return a copy of the pass switches."""
+        return dict(state.optimizer)
+
+
+optimizer = _Optimizer()
+
+
+def cache_dir() -> str:
+    """Directory for on-disk compiled programs (``GRAPHC_CACHE_DIR`` overrides)."""
+    env = os.environ.get("GRAPHC_CACHE_DIR")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "graphc")
+
+
+def check_passes() -> bool:
+    """True when ``GRAPHC_CHECK=1``: verify the IR after every pass."""
+    return os.environ.get("GRAPHC_CHECK", "") not in ("", "0")
+
+
+def show_internal_frames() -> bool:
+    """True when ``GRAPHC_SHOW_INTERNAL_FRAMES=1``: do not hide graphc frames."""
+    return os.environ.get("GRAPHC_SHOW_INTERNAL_FRAMES", "") not in ("", "0")
+
+
+def list_devices() -> list[str]:
+    """Names of the devices graphc can place work on, e.g. ``["cpu:0"]``."""
+    return ["cpu:0"]

@@ -1,0 +1,108 @@
+"""dtype names, literal conversion and type promotion (NumPy 2 / NEP 50).
+
+Python numbers are *weak*: where they meet a tensor they take the tensor's dtype kind
+(``float32_tensor * 2.0 -> float32``). Only where no tensor fixes the dtype do they get a
+default: NumPy's (``int64``/``float64``, or ``float32`` with ``prefer_float32``) for the
+``graphc.numpy`` names, TensorFlow's (``int32``/``float32``) for ``gc.constant`` and the
+other TensorFlow-style names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc import config
+
+float16 = np.dtype("float16")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+bool_ = np.dtype("bool")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+PYTHON_SCALARS = (bool, int, float, complex)
+
+_INT32 = np.iinfo(np.int32)
+
+
+def as_dtype(dtype) -> np.dtype | None:
+    """Normalize anything NumPy accepts as a dtype (or ``None``) to ``numpy.dtype``."""
+    if dtype is None or isinstance(dtype, np.dtype):
+        return dtype
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{dtype!r} is not a dtype; use e.g. gc.float32 or 'int64'") from None
+
+
+def numpy_literal(value, dtype=None) -> np.ndarray:
+    """Convert a Python/NumPy value to an array with NumPy's literal rules.
+
+    Python floats become float64 (float32 under ``prefer_float32``); NumPy arrays and
+    NumPy scalars keep their dtype.
+    """
+    dtype = as_dtype(dtype)
+    if dtype is not None:
+        return np.asarray(value, dtype=dtype)
+    arr = np.asarray(value)
+    if (
+        config.state.prefer_float32
+        and arr.dtype == float64
+        and not isinstance(value, (np.ndarray, np.generic))
+    ):
+        arr = arr.astype(float32)
+    return arr
+
+
+def tf_literal(value, dtype=None) -> np.ndarray:
+    """Convert with TensorFlow's literal rules: Python floats -> float32, ints -> int32.
+
+    NumPy arrays keep their dtype, as ``tf.constant`` keeps them. Python ints too large
+    for int32 become int64.
+    """
+    dtype = as_dtype(dtype)
+    if dtype is not None:
+        return np.asarray(value, dtype=dtype)
+    arr = np.asarray(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return arr
+    if arr.dtype == float64:
+        return arr.astype(float32)
+    if arr.dtype == complex128:
+        return arr.astype(complex64)
+    fits = arr.size == 0 or (_INT32.min <= arr.min() and arr.max() <= _INT32.max)
+    if arr.dtype == int64 and fits:
+        return arr.astype(int32)
+    return arr
+
+
+def weak_dtype(value, strong: list) -> np.dtype:
+    """The dtype a weak Python scalar takes next to tensors of dtypes ``strong``."""
+    if not strong:
+        return numpy_literal(value).dtype
+    return np.result_type(*strong, value)
+
+
+def result_type(*arrays_and_dtypes) -> np.dtype:
+    """``gnp.result_type``: NumPy 2's promotion of tensors, arrays, dtypes and scalars."""
+    from graphc.tracer.tensor import Tensor
+
+    args = [a.dtype if isinstance(a, Tensor) else a for a in arrays_and_dtypes]
+    return np.result_type(*args)
+
+
+def check_strict(op_name: str, dtypes) -> None:
+    """Under strict promotion, raise ``TypeError`` when tensor dtypes differ."""
+    first = dtypes[0]
+    for d in dtypes[1:]:
+        if d != first:
+            raise TypeError(
+                f"{op_name}: mixed dtypes {first} and {d} under strict dtype promotion; "
+                f"cast one side explicitly (gc.cast(x, gc.{d}) or x.astype(...)), or call "
+                f"gc.config.set_dtype_promotion('numpy') for NumPy's promotion"
+            )

@@ -1,0 +1,44 @@
+"""User-facing exceptions. Each says what went wrong and what to do about it."""
+
+from __future__ import annotations
+
+
+class InvalidArgumentError(ValueError):
+    """An op got a value it cannot work on, found while it ran.
+
+    Example: ``gc.gather(gnp.arange(3), [5])`` -> index 5 is out of range for an axis of
+    size 3. The message names the op, the shapes involved and the line of your code.
+    Fix the value (or guard the op with ``gc.cond``/an ``if`` on a tensor).
+    """
+
+
+class SymbolicTensorError(TypeError):
+    """A traced (symbolic) tensor was asked for its concrete value.
+
+    While ``gc.function`` traces, tensors stand for values of future calls, so
+    ``.numpy()``, ``float(t)``, ``bool(t)`` or ``np.asarray(t)`` have nothing to return.
+    Use graphc ops instead, or ``gc.numpy_function`` / ``gc.py_function`` to run
+    NumPy/Python code at run time, ``gc.print`` to print values, or
+    ``gc.run_functions_eagerly(True)`` to debug.
+    """
+
+
+class RetracingWarning(UserWarning):
+    """A ``gc.function`` traced many times in a short window.
+
+    The warning names the argument that changed (e.g. ``argument 'n': Python int 3 -> 4``).
+    Pass tensors instead of Python numbers, or set ``input_signature`` /
+    ``reduce_retracing=True``.
+    """
+
+
+class AutographError(Exception):
+    """AutoGraph could not convert a Python construct on tensors.
+
+    The message names the variable, file and line, e.g. a variable defined in only one
+    branch of an ``if`` on a tensor: define it before the ``if``.
+    """
+
+
+class DeviceError(RuntimeError):
+    """A device was requested that does not exist; the message lists those that do."""

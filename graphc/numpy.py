@@ -1,0 +1,199 @@
+"""``graphc.numpy`` (``gnp``): NumPy's names and signatures over graphc ops.
+
+Every function here is a thin wrapper that calls ``bind`` on a registered op (declared
+once in ``graphc/ops/``), so it runs eagerly on concrete values and records a node while
+tracing. Arguments may be tensors, NumPy arrays or Python values; Python numbers are weak
+(NEP 50). Results are ``gc.Tensor`` (``gnp.ndarray`` is the same class).
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+import numpy as _np
+
+from graphc import config as _config
+from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespace)
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    result_type,
+    uint8,
+)
+from graphc.ops import elementwise as _ew
+from graphc.ops.creation import (  # noqa: F401
+    arange,
+    array,
+    asarray,
+    copy,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    identity,
+    linspace,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from graphc.ops.indexing import take, take_along_axis  # noqa: F401
+from graphc.ops.linalg import (  # noqa: F401
+    dot,
+    einsum,
+    inner,
+    matmul,
+    outer,
+    tensordot,
+    trace,
+    vdot,
+)
+from graphc.ops.random import numpy_random as random  # noqa: F401
+from graphc.ops.reduce import (  # noqa: F401
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from graphc.ops.registry import bind as _bind
+from graphc.ops.shape import (  # noqa: F401
+    argsort,
+    atleast_1d,
+    atleast_2d,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flip,
+    hstack,
+    moveaxis,
+    pad,
+    ravel,
+    repeat,
+    reshape,
+    sort,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    tile,
+    transpose,
+    vstack,
+)
+from graphc.tracer.tensor import Tensor as ndarray  # noqa: F401
+
+newaxis = None
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+bool = bool_  # noqa: A001  (NumPy's ``np.bool``)
+
+
+def _wrap(op, name, nin):
+    if nin == 1:
+        def fn(x):
+            return _bind(op, x)
+    else:
+        def fn(x1, x2):
+            return _bind(op, x1, x2)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``np.{name}``, elementwise with broadcasting (op ``{op.name}``)."
+    return fn
+
+
+_UNARY = {
+    "negative": _ew.NEGATIVE, "positive": _ew.POSITIVE, "abs": _ew.ABSOLUTE,
+    "absolute": _ew.ABSOLUTE, "sign": _ew.SIGN, "exp": _ew.EXP, "exp2": _ew.EXP2,
+    "expm1": _ew.EXPM1, "log": _ew.LOG, "log2": _ew.LOG2, "log10": _ew.LOG10,
+    "log1p": _ew.LOG1P, "sqrt": _ew.SQRT, "cbrt": _ew.CBRT, "square": _ew.SQUARE,
+    "reciprocal": _ew.RECIPROCAL, "sin": _ew.SIN, "cos": _ew.COS, "tan": _ew.TAN,
+    "arcsin": _ew.ARCSIN, "arccos": _ew.ARCCOS, "arctan": _ew.ARCTAN, "sinh": _ew.SINH,
+    "cosh": _ew.COSH, "tanh": _ew.TANH, "arcsinh": _ew.ARCSINH, "arccosh": _ew.ARCCOSH,
+    "arctanh": _ew.ARCTANH, "floor": _ew.FLOOR, "ceil": _ew.CEIL, "rint": _ew.RINT,
+    "trunc": _ew.TRUNC, "isnan": _ew.ISNAN, "isinf": _ew.ISINF, "isfinite": _ew.ISFINITE,
+    "logical_not": _ew.LOGICAL_NOT, "invert": _ew.INVERT,
+}
+_BINARY = {
+    "add": _ew.ADD, "subtract": _ew.SUBTRACT, "multiply": _ew.MULTIPLY,
+    "divide": _ew.TRUE_DIVIDE, "true_divide": _ew.TRUE_DIVIDE,
+    "floor_divide": _ew.FLOOR_DIVIDE, "mod": _ew.REMAINDER, "remainder": _ew.REMAINDER,
+    "power": _ew.POWER, "maximum": _ew.MAXIMUM, "minimum": _ew.MINIMUM, "fmax": _ew.FMAX,
+    "fmin": _ew.FMIN, "arctan2": _ew.ARCTAN2, "hypot": _ew.HYPOT, "equal": _ew.EQUAL,
+    "not_equal": _ew.NOT_EQUAL, "less": _ew.LESS, "less_equal": _ew.LESS_EQUAL,
+    "greater": _ew.GREATER, "greater_equal": _ew.GREATER_EQUAL,
+    "logical_and": _ew.LOGICAL_AND, "logical_or": _ew.LOGICAL_OR,
+    "logical_xor": _ew.LOGICAL_XOR, "bitwise_and": _ew.BITWISE_AND,
+    "bitwise_or": _ew.BITWISE_OR, "bitwise_xor": _ew.BITWISE_XOR,
+}
+for _name, _op in _UNARY.items():
+    globals()[_name] = _wrap(_op, _name, 1)
+for _name, _op in _BINARY.items():
+    globals()[_name] = _wrap(_op, _name, 2)
+del _name, _op
+
+
+def round(a, decimals=0):  # noqa: A001
+    """``np.round`` (half to even)."""
+    return _bind(_ew.ROUND, a, decimals=decimals)
+
+
+around = round
+
+
+def clip(a, a_min=None, a_max=None):
+    """``np.clip``; either bound may be ``None``."""
+    if a_min is None and a_max is None:
+        raise ValueError("clip: at least one of a_min and a_max must be given")
+    if a_min is None:
+        return minimum(a, a_max)  # noqa: F821  (defined by the loop above)
+    if a_max is None:
+        return maximum(a, a_min)  # noqa: F821
+    return _bind(_ew.CLIP, a, a_min, a_max)
+
+
+def where(condition, x=None, y=None):
+    """``np.where(condition, x, y)``; with only ``condition``, a tuple of index tensors."""
+    if x is None and y is None:
+        from graphc.ops.indexing import argwhere
+
+        idx = argwhere(condition)
+        return tuple(idx[:, i] for i in range(idx.shape[1]))
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    return _bind(_ew.WHERE, condition, x, y)
+
+
+def astype(x, dtype):
+    """``x.astype(dtype)`` (NumPy 2's ``np.astype``)."""
+    from graphc.dtypes import as_dtype
+
+    dtype = as_dtype(dtype)
+    return _bind(_ew.CAST, x, dtype=dtype)
+
+
+def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode=None):
+    """Choose the dtype of Python floats where no tensor fixes it.
+
+    ``prefer_float32=True``: ``gnp.asarray(1.)`` and ``gnp.add(1., 2.)`` give float32;
+    ``False`` (the default) restores NumPy's float64. Promotion stays NEP 50 either way.
+    """
+    _config.state.prefer_float32 = _builtins.bool(prefer_float32)

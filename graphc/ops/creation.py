@@ -1,0 +1,312 @@
+"""Creation ops and tensor conversion: constants, fills, ranges, eye, identity/copy.
+
+Conversion is not an op: ``asarray``/``constant`` make an eager tensor (or, while
+tracing, a ``const`` node). Both copy NumPy input so later changes to the array never
+change the tensor. ``gnp`` names use NumPy's literal dtypes; ``gc.constant`` and the other
+TensorFlow-style names use TensorFlow's (float32 / int32).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from graphc.dtypes import as_dtype, numpy_literal, tf_literal
+from graphc.ops.registry import OpDef, bind, register
+from graphc.tracer import trace
+from graphc.tracer.ir import Aval
+from graphc.tracer.tensor import Tensor, _eager, _symbolic
+
+CONST = register(OpDef(
+    name="const", infer=lambda value: Aval(value.array.shape, value.array.dtype),
+    ref=lambda value: value.array, doc="a constant array held in attrs",
+))
+
+
+def _shape_attr(shape) -> tuple:
+    if isinstance(shape, Tensor):
+        shape = shape.numpy().tolist()
+    if isinstance(shape, int | np.integer):
+        return (int(shape),)
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"negative dimension in shape {dims}")
+    return dims
+
+
+def _full_ref(value, shape, dtype):
+    return np.full(shape, value, dtype=dtype)
+
+
+FULL = register(OpDef(
+    name="full", infer=lambda value, shape, dtype: Aval(shape, dtype), ref=_full_ref,
+    doc="np.full(shape, value, dtype)",
+))
+
+
+def _like_infer(x, value, dtype=None):
+    return Aval(x.shape, dtype or x.dtype)
+
+
+def _full_like_ref(x, value, dtype=None):
+    return np.full_like(x, value, dtype=dtype)
+
+
+FULL_LIKE = register(OpDef(
+    name="full_like", infer=_like_infer, ref=_full_like_ref, doc="np.full_like(x, value)",
+))
+
+
+def _eye_ref(N, M, k, dtype):
+    return np.eye(N, M, k, dtype=dtype)
+
+
+EYE = register(OpDef(
+    name="eye", infer=lambda N, M, k, dtype: Aval((N, M), dtype), ref=_eye_ref,
+    doc="np.eye(N, M, k, dtype)",
+))
+
+
+def _arange_ref(start, stop, step, dtype):
+    return np.arange(start, stop, step, dtype=dtype)
+
+
+def _arange_infer(start, stop, step, dtype):
+    return Aval(_arange_ref(start, stop, step, dtype).shape, dtype)
+
+
+ARANGE = register(OpDef(
+    name="arange", infer=_arange_infer, ref=_arange_ref, doc="np.arange with static bounds",
+))
+
+
+def _range_ref(start, stop, step, dtype):
+    return np.arange(start, stop, step, dtype=dtype)
+
+
+RANGE = register(OpDef(
+    name="range", infer=lambda start, stop, step, dtype: Aval((None,), dtype),
+    ref=_range_ref, weak=(0, 1, 2), doc="np.arange with tensor bounds (length unknown)",
+))
+
+
+def _linspace_ref(start, stop, num, endpoint, dtype):
+    return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+
+
+LINSPACE = register(OpDef(
+    name="linspace", infer=lambda start, stop, num, endpoint, dtype: Aval((num,), dtype),
+    ref=_linspace_ref, doc="np.linspace with static bounds",
+))
+
+
+def _identity_ref(x):
+    return x.copy()
+
+
+IDENTITY = register(OpDef(
+    name="identity", infer=lambda x: Aval(x.shape, x.dtype), ref=_identity_ref,
+    elementwise=True, scalar="{0}", doc="a copy of x",
+))
+
+
+# ----------------------------------------------------------------------------- API
+def _convert(value, dtype, literal):
+    dtype = as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            from graphc.ops.elementwise import CAST
+
+            return bind(CAST, value, dtype=dtype)
+        return value
+    arr = np.array(literal(value, dtype), copy=True)
+    if trace.active():
+        return _symbolic(trace.current().constant(arr))
+    arr.flags.writeable = False
+    return _eager(arr)
+
+
+def asarray(a, dtype=None) -> Tensor:
+    """Convert ``a`` (number, nested list, ndarray, Tensor) to a tensor, NumPy's dtypes.
+
+    >>> gnp.asarray(1).dtype, gnp.asarray(1.).dtype
+    (dtype('int64'), dtype('float64'))
+    """
+    return _convert(a, dtype, numpy_literal)
+
+
+def array(a, dtype=None, copy=True) -> Tensor:
+    """Like ``asarray`` (tensors are immutable, so ``copy`` changes nothing)."""
+    return _convert(a, dtype, numpy_literal)
+
+
+def constant(value, dtype=None, shape=None, name=None) -> Tensor:
+    """TensorFlow's ``tf.constant``: Python floats become float32, ints int32.
+
+    >>> gc.constant([1, 2]).dtype
+    dtype('int32')
+    """
+    t = _convert(value, dtype, tf_literal)
+    if shape is not None:
+        from graphc.ops.shape import reshape
+
+        shape = _shape_attr(shape)
+        if t.size == 1 and int(np.prod(shape)) != 1:
+            return full(shape, reshape(t, ()), dtype=t.dtype)
+        return reshape(t, shape)
+    return t
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
+    """TensorFlow's ``tf.convert_to_tensor`` (TensorFlow literal dtypes)."""
+    if dtype is None and dtype_hint is not None and not isinstance(value, Tensor):
+        dtype = dtype_hint
+    return _convert(value, dtype, tf_literal)
+
+
+def _default_float():
+    from graphc import config
+
+    return np.dtype(np.float32) if config.state.prefer_float32 else np.dtype(np.float64)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:
+    """``np.full``: a tensor of ``shape`` filled with ``fill_value``."""
+    value = asarray(fill_value, dtype)
+    return bind(FULL, value, shape=_shape_attr(shape), dtype=value.dtype)
+
+
+def zeros(shape, dtype=None) -> Tensor:
+    """``np.zeros`` (float64 by default; ``gc.zeros`` defaults to float32)."""
+    dtype = as_dtype(dtype) or _default_float()
+    return bind(FULL, np.zeros((), dtype), shape=_shape_attr(shape), dtype=dtype)
+
+
+def ones(shape, dtype=None) -> Tensor:
+    """``np.ones`` (float64 by default; ``gc.ones`` defaults to float32)."""
+    dtype = as_dtype(dtype) or _default_float()
+    return bind(FULL, np.ones((), dtype), shape=_shape_attr(shape), dtype=dtype)
+
+
+def empty(shape, dtype=None) -> Tensor:
+    """``np.empty``; graphc fills it with zeros so results are deterministic."""
+    return zeros(shape, dtype)
+
+
+def zeros_like(a, dtype=None) -> Tensor:
+    return bind(FULL_LIKE, a, value=0, dtype=as_dtype(dtype))
+
+
+def ones_like(a, dtype=None) -> Tensor:
+    return bind(FULL_LIKE, a, value=1, dtype=as_dtype(dtype))
+
+
+def full_like(a, fill_value, dtype=None) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.numpy()
+    if isinstance(fill_value, np.ndarray):
+        fill_value = fill_value.item()
+    return bind(FULL_LIKE, a, value=fill_value, dtype=as_dtype(dtype))
+
+
+def empty_like(a, dtype=None) -> Tensor:
+    return zeros_like(a, dtype)
+
+
+def eye(N, M=None, k=0, dtype=None) -> Tensor:
+    """``np.eye`` (float64 by default; ``gc.eye`` defaults to float32)."""
+    dtype = as_dtype(dtype) or _default_float()
+    return bind(EYE, N=operator.index(N), M=operator.index(N if M is None else M),
+                k=operator.index(k), dtype=dtype)
+
+
+def identity(n, dtype=None) -> Tensor:
+    """``np.identity``: the ``n x n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def _static_number(v):
+    if isinstance(v, Tensor) and not v.is_symbolic:
+        return v.numpy().item()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+    """``np.arange``; with symbolic bounds the length is unknown while tracing."""
+    if stop is None:
+        start, stop = 0, start
+    start, stop, step = (_static_number(v) for v in (start, stop, step))
+    if any(isinstance(v, Tensor) for v in (start, stop, step)):
+        return _dynamic_range(start, stop, step, dtype)
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if dtype is None:
+        dtype = np.result_type(start, stop, step)
+        if dtype == np.float64:
+            dtype = _default_float()
+    dtype = as_dtype(dtype)
+    return bind(ARANGE, start=start, stop=stop, step=step, dtype=dtype)
+
+
+def _dynamic_range(start, stop, step, dtype):
+    from graphc.dtypes import result_type
+
+    dtype = as_dtype(dtype) or result_type(*[
+        v if isinstance(v, Tensor) else numpy_literal(v) for v in (start, stop, step)
+    ])
+    return bind(RANGE, start, stop, step, dtype=dtype)
+
+
+def tf_range(start, limit=None, delta=1, dtype=None, name=None) -> Tensor:
+    """TensorFlow's ``tf.range``: Python ints give int32, Python floats float32."""
+    if limit is None:
+        start, limit = 0, start
+    vals = [_static_number(v) for v in (start, limit, delta)]
+    if dtype is None:
+        if any(isinstance(v, Tensor) for v in vals):
+            dtype = np.result_type(*[v.dtype for v in vals if isinstance(v, Tensor)])
+        else:
+            dtype = tf_literal(vals).dtype
+    return arange(*vals, dtype=dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
+    """``np.linspace`` with Python-number bounds."""
+    start, stop = _static_number(start), _static_number(stop)
+    dtype = as_dtype(dtype) or _default_float()
+    return bind(LINSPACE, start=start, stop=stop, num=operator.index(num),
+                endpoint=bool(endpoint), dtype=dtype)
+
+
+def copy(a) -> Tensor:
+    """``np.copy``: a tensor with the same value (under a device scope, placed there)."""
+    return bind(IDENTITY, a)
+
+
+def tf_identity(x, name=None) -> Tensor:
+    """``tf.identity``."""
+    return bind(IDENTITY, x)
+
+
+def fill(dims, value, name=None) -> Tensor:
+    """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32)."""
+    value = convert_to_tensor(value)
+    return bind(FULL, value, shape=_shape_attr(dims), dtype=value.dtype)
+
+
+def tf_zeros(shape, dtype=np.float32, name=None) -> Tensor:
+    return zeros(shape, dtype)
+
+
+def tf_ones(shape, dtype=np.float32, name=None) -> Tensor:
+    return ones(shape, dtype)
+
+
+def tf_eye(num_rows, num_columns=None, dtype=np.float32, name=None) -> Tensor:
+    return eye(num_rows, num_columns, dtype=dtype)

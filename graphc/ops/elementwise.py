@@ -1,0 +1,177 @@
+"""Elementwise ops: one NumPy ufunc each, broadcasting, dtypes from NumPy's own resolver.
+
+Every op here is ``elementwise`` with a ``scalar`` template for fused loops (``{0}`` is
+the first input's element). Dtypes come from ``ufunc.resolve_dtypes`` (NEP 50), so eager,
+traced and folded results agree with NumPy exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops.registry import ALL, OpDef, register
+from graphc.ops.shapes import broadcast_shapes
+from graphc.tracer.ir import Aval
+
+
+def _ufunc_infer(ufunc):
+    def infer(*avals, **attrs):
+        dtypes = tuple(a.dtype for a in avals) + (None,) * ufunc.nout
+        try:
+            resolved = ufunc.resolve_dtypes(dtypes)
+        except TypeError:
+            names = ", ".join(str(a.dtype) for a in avals)
+            raise TypeError(f"{ufunc.__name__} is not defined for dtype(s) {names}") from None
+        shape = broadcast_shapes(*[a.shape for a in avals])
+        outs = tuple(Aval(shape, d) for d in resolved[ufunc.nin:])
+        return outs[0] if ufunc.nout == 1 else outs
+
+    return infer
+
+
+def _ufunc(name, ufunc, scalar=None, doc=""):
+    return register(OpDef(
+        name=name, infer=_ufunc_infer(ufunc), ref=ufunc, weak=ALL, elementwise=True,
+        scalar=scalar, multiple_results=ufunc.nout > 1, doc=doc or f"np.{ufunc.__name__}",
+    ))
+
+
+# binary arithmetic
+ADD = _ufunc("add", np.add, "({0} + {1})")
+SUBTRACT = _ufunc("subtract", np.subtract, "({0} - {1})")
+MULTIPLY = _ufunc("multiply", np.multiply, "({0} * {1})")
+TRUE_DIVIDE = _ufunc("true_divide", np.true_divide, "({0} / {1})")
+FLOOR_DIVIDE = _ufunc("floor_divide", np.floor_divide, "({0} // {1})")
+REMAINDER = _ufunc("remainder", np.remainder, "({0} % {1})")
+POWER = _ufunc("power", np.power, "({0} ** {1})")
+MAXIMUM = _ufunc("maximum", np.maximum)
+MINIMUM = _ufunc("minimum", np.minimum)
+FMAX = _ufunc("fmax", np.fmax)
+FMIN = _ufunc("fmin", np.fmin)
+ARCTAN2 = _ufunc("arctan2", np.arctan2, "math.atan2({0}, {1})")
+HYPOT = _ufunc("hypot", np.hypot, "math.hypot({0}, {1})")
+
+# unary arithmetic and math
+NEGATIVE = _ufunc("negative", np.negative, "(-{0})")
+POSITIVE = _ufunc("positive", np.positive, "(+{0})")
+ABSOLUTE = _ufunc("absolute", np.absolute, "abs({0})")
+SIGN = _ufunc("sign", np.sign)
+EXP = _ufunc("exp", np.exp, "math.exp({0})")
+EXP2 = _ufunc("exp2", np.exp2)
+EXPM1 = _ufunc("expm1", np.expm1, "math.expm1({0})")
+LOG = _ufunc("log", np.log, "math.log({0})")
+LOG2 = _ufunc("log2", np.log2, "math.log2({0})")
+LOG10 = _ufunc("log10", np.log10, "math.log10({0})")
+LOG1P = _ufunc("log1p", np.log1p, "math.log1p({0})")
+SQRT = _ufunc("sqrt", np.sqrt, "math.sqrt({0})")
+CBRT = _ufunc("cbrt", np.cbrt)
+SQUARE = _ufunc("square", np.square, "({0} * {0})")
+RECIPROCAL = _ufunc("reciprocal", np.reciprocal)
+SIN = _ufunc("sin", np.sin, "math.sin({0})")
+COS = _ufunc("cos", np.cos, "math.cos({0})")
+TAN = _ufunc("tan", np.tan, "math.tan({0})")
+ARCSIN = _ufunc("arcsin", np.arcsin, "math.asin({0})")
+ARCCOS = _ufunc("arccos", np.arccos, "math.acos({0})")
+ARCTAN = _ufunc("arctan", np.arctan, "math.atan({0})")
+SINH = _ufunc("sinh", np.sinh, "math.sinh({0})")
+COSH = _ufunc("cosh", np.cosh, "math.cosh({0})")
+TANH = _ufunc("tanh", np.tanh, "math.tanh({0})")
+ARCSINH = _ufunc("arcsinh", np.arcsinh, "math.asinh({0})")
+ARCCOSH = _ufunc("arccosh", np.arccosh, "math.acosh({0})")
+ARCTANH = _ufunc("arctanh", np.arctanh, "math.atanh({0})")
+FLOOR = _ufunc("floor", np.floor, "math.floor({0})")
+CEIL = _ufunc("ceil", np.ceil, "math.ceil({0})")
+RINT = _ufunc("rint", np.rint)
+TRUNC = _ufunc("trunc", np.trunc, "math.trunc({0})")
+ISNAN = _ufunc("isnan", np.isnan, "math.isnan({0})")
+ISINF = _ufunc("isinf", np.isinf, "math.isinf({0})")
+ISFINITE = _ufunc("isfinite", np.isfinite, "math.isfinite({0})")
+
+# comparison and logic
+EQUAL = _ufunc("equal", np.equal, "({0} == {1})")
+NOT_EQUAL = _ufunc("not_equal", np.not_equal, "({0} != {1})")
+LESS = _ufunc("less", np.less, "({0} < {1})")
+LESS_EQUAL = _ufunc("less_equal", np.less_equal, "({0} <= {1})")
+GREATER = _ufunc("greater", np.greater, "({0} > {1})")
+GREATER_EQUAL = _ufunc("greater_equal", np.greater_equal, "({0} >= {1})")
+LOGICAL_AND = _ufunc("logical_and", np.logical_and, "({0} and {1})")
+LOGICAL_OR = _ufunc("logical_or", np.logical_or, "({0} or {1})")
+LOGICAL_NOT = _ufunc("logical_not", np.logical_not, "(not {0})")
+LOGICAL_XOR = _ufunc("logical_xor", np.logical_xor, "(bool({0}) != bool({1}))")
+BITWISE_AND = _ufunc("bitwise_and", np.bitwise_and, "({0} & {1})")
+BITWISE_OR = _ufunc("bitwise_or", np.bitwise_or, "({0} | {1})")
+BITWISE_XOR = _ufunc("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")
+INVERT = _ufunc("invert", np.invert, "(~{0})")
+
+
+def _round_ref(x, decimals=0):
+    return np.round(x, decimals)
+
+
+ROUND = register(OpDef(
+    name="round", infer=lambda x, decimals=0: Aval(x.shape, x.dtype), ref=_round_ref,
+    elementwise=True, doc="np.round (half to even)",
+))
+
+
+def _where_infer(cond, x, y):
+    dtype = np.result_type(x.dtype, y.dtype)
+    return Aval(broadcast_shapes(cond.shape, x.shape, y.shape), dtype)
+
+
+def _where_ref(cond, x, y):
+    return np.where(cond, x, y)
+
+
+WHERE = register(OpDef(
+    name="where", infer=_where_infer, ref=_where_ref, weak=(1, 2), elementwise=True,
+    scalar="({1} if {0} else {2})", doc="np.where(cond, x, y)",
+))
+
+
+def _clip_infer(x, lo, hi):
+    return Aval(broadcast_shapes(x.shape, lo.shape, hi.shape),
+                np.result_type(x.dtype, lo.dtype, hi.dtype))
+
+
+CLIP = register(OpDef(
+    name="clip", infer=_clip_infer, ref=np.clip, weak=ALL, elementwise=True,
+    scalar="min(max({0}, {1}), {2})", doc="np.clip(x, lo, hi)",
+))
+
+
+def _cast_infer(x, dtype):
+    return Aval(x.shape, dtype)
+
+
+def _cast_ref(x, dtype):
+    return x.astype(dtype)
+
+
+CAST = register(OpDef(
+    name="cast", infer=_cast_infer, ref=_cast_ref, elementwise=True,
+    doc="x.astype(dtype) (C casting: floats truncate toward zero when cast to ints)",
+))
+
+
+def _sigmoid_ref(x):
+    with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: result 0
+        return 1 / (1 + np.exp(-x))
+
+
+def _softplus_ref(x):
+    return np.logaddexp(0, x)
+
+
+def _float_infer(x):
+    return Aval(x.shape, np.exp.resolve_dtypes((x.dtype, None))[1])
+
+
+SIGMOID = register(OpDef(
+    name="sigmoid", infer=_float_infer, ref=_sigmoid_ref, elementwise=True,
+    scalar="(1.0 / (1.0 + math.exp(-{0})))", doc="1 / (1 + exp(-x))",
+))
+SOFTPLUS = register(OpDef(
+    name="softplus", infer=_float_infer, ref=_softplus_ref, elementwise=True,
+    doc="log(1 + exp(x)), computed without overflow",
+))

@@ -1,0 +1,161 @@
+"""Random ops: stateful, so never folded or merged, and drawn afresh on every call.
+
+State: one global ``numpy.random.Generator`` (reset by ``gc.random.set_seed`` /
+``gnp.random.seed``), plus one generator per op-level ``seed`` derived from
+``(global seed, op seed)``, so with seeds set, sequences are reproducible across runs, and
+repeated calls still give new values (TensorFlow's semantics).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from graphc.ops.registry import OpDef, bind, register
+from graphc.tracer.ir import Aval
+
+
+class _RngState:
+    def __init__(self):
+        self.global_seed = None
+        self.generator = np.random.default_rng()
+        self.op_generators: dict = {}
+
+    def reset(self, seed):
+        self.global_seed = None if seed is None else operator.index(seed)
+        self.generator = np.random.default_rng(self.global_seed)
+        self.op_generators.clear()
+
+    def get(self, op_seed):
+        if op_seed is None:
+            return self.generator
+        gen = self.op_generators.get(op_seed)
+        if gen is None:
+            base = 0 if self.global_seed is None else self.global_seed
+            gen = np.random.default_rng([base, op_seed])
+            self.op_generators[op_seed] = gen
+        return gen
+
+
+_rng = _RngState()
+
+
+def set_seed(seed) -> None:
+    """Seed graphc's random ops (``tf.random.set_seed`` / ``np.random.seed``)."""
+    _rng.reset(seed)
+
+
+def _uniform_ref(shape, dtype, low, high, seed):
+    gen = _rng.get(seed)
+    if dtype.kind in "iu":
+        return gen.integers(low, high, size=shape, dtype=dtype)
+    return gen.uniform(low, high, size=shape).astype(dtype, copy=False)
+
+
+def _normal_ref(shape, dtype, loc, scale, seed):
+    return _rng.get(seed).normal(loc, scale, size=shape).astype(dtype, copy=False)
+
+
+def _infer(shape, dtype, **attrs):
+    return Aval(shape, dtype)
+
+
+RANDOM_UNIFORM = register(OpDef(
+    name="random_uniform", infer=_infer, ref=_uniform_ref, stateful=True,
+    doc="uniform values in [low, high) (integers for integer dtypes)",
+))
+RANDOM_NORMAL = register(OpDef(
+    name="random_normal", infer=_infer, ref=_normal_ref, stateful=True,
+    doc="normal values with mean loc and standard deviation scale",
+))
+
+
+def _shape(size):
+    if size is None:
+        return ()
+    if isinstance(size, int | np.integer):
+        return (int(size),)
+    return tuple(operator.index(d) for d in size)
+
+
+def _number(v, name):
+    if hasattr(v, "numpy"):
+        v = v.numpy()
+    if isinstance(v, np.ndarray | np.generic):
+        if np.ndim(v):
+            raise ValueError(f"{name} must be a scalar, got shape {np.shape(v)}")
+        v = v.item()
+    if not isinstance(v, int | float):
+        raise TypeError(f"{name} must be a Python or NumPy number, got {type(v).__name__}")
+    return v
+
+
+def _uniform(shape, low, high, dtype, seed):
+    return bind(RANDOM_UNIFORM, shape=_shape(shape), dtype=np.dtype(dtype),
+                low=_number(low, "low"), high=_number(high, "high"),
+                seed=None if seed is None else operator.index(seed))
+
+
+def _normal(shape, loc, scale, dtype, seed):
+    return bind(RANDOM_NORMAL, shape=_shape(shape), dtype=np.dtype(dtype),
+                loc=_number(loc, "mean"), scale=_number(scale, "stddev"),
+                seed=None if seed is None else operator.index(seed))
+
+
+# ------------------------------------------------------------------ gc.random (TensorFlow)
+def uniform(shape, minval=0, maxval=None, dtype=np.float32, seed=None, name=None):
+    """``tf.random.uniform``: float32 in ``[minval, maxval)`` (maxval defaults to 1)."""
+    dtype = np.dtype(dtype)
+    if maxval is None:
+        if dtype.kind in "iu":
+            raise ValueError("random.uniform: integer dtypes need maxval")
+        maxval = 1
+    return _uniform(shape, minval, maxval, dtype, seed)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None, name=None):
+    """``tf.random.normal``: float32 normal values."""
+    return _normal(shape, mean, stddev, dtype, seed)
+
+
+# ------------------------------------------------------------------ gnp.random (NumPy)
+class NumpyRandom:
+    """``gnp.random``: NumPy-style random functions (float64 unless said otherwise)."""
+
+    @staticmethod
+    def seed(seed=None):
+        """``np.random.seed``."""
+        set_seed(seed)
+
+    @staticmethod
+    def rand(*shape):
+        """Uniform ``[0, 1)`` float64 of the given dims."""
+        return _uniform(shape, 0.0, 1.0, np.float64, None)
+
+    @staticmethod
+    def randn(*shape):
+        """Standard normal float64 of the given dims."""
+        return _normal(shape, 0.0, 1.0, np.float64, None)
+
+    @staticmethod
+    def uniform(low=0.0, high=1.0, size=None):
+        """``np.random.uniform``."""
+        return _uniform(size, low, high, np.float64, None)
+
+    @staticmethod
+    def normal(loc=0.0, scale=1.0, size=None):
+        """``np.random.normal``."""
+        return _normal(size, loc, scale, np.float64, None)
+
+    @staticmethod
+    def randint(low, high=None, size=None, dtype=np.int64):
+        """``np.random.randint``: integers in ``[low, high)``."""
+        if high is None:
+            low, high = 0, low
+        if _number(high, "high") <= _number(low, "low"):
+            raise ValueError(f"randint: low ({low}) must be less than high ({high})")
+        return _uniform(size, low, high, np.dtype(dtype), None)
+
+
+numpy_random = NumpyRandom()

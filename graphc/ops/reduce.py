@@ -1,0 +1,220 @@
+"""Reductions and scans: sum, prod, mean, std, var, max, min, argmax, argmin, any, all,
+cumsum, cumprod. ``axis`` is None, an int or a tuple; dtypes follow NumPy exactly (they
+are probed from the NumPy implementation on a one-element stand-in).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.shapes import normalize_axes, normalize_axis, probe_dtype
+from graphc.tracer.ir import Aval
+
+
+def _reduced_shape(shape, axis, keepdims):
+    axes = normalize_axes(axis, len(shape))
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduction(name, fn, extra=()):
+    """A reduction ``fn(x, axis=, keepdims=, **extra)``; ``extra`` attrs pass through."""
+
+    def ref(x, axis=None, keepdims=False, **kw):
+        return fn(x, axis=axis, keepdims=keepdims, **kw)
+
+    def infer(x, axis=None, keepdims=False, **kw):
+        shape = _reduced_shape(x.shape, axis, keepdims)
+        return Aval(shape, probe_dtype(ref, [x], keepdims=keepdims, **kw))
+
+    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+                          extra={"attrs": ("axis", "keepdims") + extra}))
+
+
+SUM = _reduction("sum", np.sum, ("dtype",))
+PROD = _reduction("prod", np.prod, ("dtype",))
+MEAN = _reduction("mean", np.mean, ("dtype",))
+STD = _reduction("std", np.std, ("dtype", "ddof"))
+VAR = _reduction("var", np.var, ("dtype", "ddof"))
+MAX = _reduction("max", np.max)
+MIN = _reduction("min", np.min)
+ANY = _reduction("any", np.any)
+ALL = _reduction("all", np.all)
+
+
+def _arg_reduction(name, fn):
+    def ref(x, axis=None, keepdims=False):
+        return fn(x, axis=axis, keepdims=keepdims)
+
+    def infer(x, axis=None, keepdims=False):
+        if axis is None:
+            shape = (1,) * len(x.shape) if keepdims else ()
+        else:
+            shape = _reduced_shape(x.shape, normalize_axis(axis, len(x.shape)), keepdims)
+        return Aval(shape, np.dtype(np.intp))
+
+    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}"))
+
+
+ARGMAX = _arg_reduction("argmax", np.argmax)
+ARGMIN = _arg_reduction("argmin", np.argmin)
+
+
+def _scan(name, fn):
+    def ref(x, axis=None, dtype=None):
+        return fn(x, axis=axis, dtype=dtype)
+
+    def infer(x, axis=None, dtype=None):
+        if axis is None:
+            n = 1
+            for d in x.shape:
+                n = None if n is None or d is None else n * d
+            shape = (n,)
+        else:
+            normalize_axis(axis, len(x.shape))
+            shape = x.shape
+        return Aval(shape, probe_dtype(ref, [x], dtype=dtype))
+
+    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}"))
+
+
+CUMSUM = _scan("cumsum", np.cumsum)
+CUMPROD = _scan("cumprod", np.cumprod)
+
+
+def _axis(axis):
+    if isinstance(axis, list):
+        return tuple(axis)
+    return axis
+
+
+# ----------------------------------------------------------------------------- API
+def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001 - NumPy's name
+    """``np.sum``."""
+    return bind(SUM, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    """``np.prod``."""
+    return bind(PROD, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """``np.mean`` (integers average in float64, as NumPy)."""
+    return bind(MEAN, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.std``."""
+    return bind(STD, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype, ddof=ddof)
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.var``."""
+    return bind(VAR, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype, ddof=ddof)
+
+
+def max(a, axis=None, keepdims=False):  # noqa: A001
+    """``np.max``; empty input raises InvalidArgumentError."""
+    return bind(MAX, a, axis=_axis(axis), keepdims=keepdims)
+
+
+def min(a, axis=None, keepdims=False):  # noqa: A001
+    """``np.min``; empty input raises InvalidArgumentError."""
+    return bind(MIN, a, axis=_axis(axis), keepdims=keepdims)
+
+
+amax = max
+amin = min
+
+
+def argmax(a, axis=None, keepdims=False):
+    """``np.argmax`` (int64)."""
+    return bind(ARGMAX, a, axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    """``np.argmin`` (int64)."""
+    return bind(ARGMIN, a, axis=axis, keepdims=keepdims)
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001
+    """``np.any``."""
+    return bind(ANY, a, axis=_axis(axis), keepdims=keepdims)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001
+    """``np.all``."""
+    return bind(ALL, a, axis=_axis(axis), keepdims=keepdims)
+
+
+def cumsum(a, axis=None, dtype=None):
+    """``np.cumsum``."""
+    return bind(CUMSUM, a, axis=axis, dtype=dtype)
+
+
+def cumprod(a, axis=None, dtype=None):
+    """``np.cumprod``."""
+    return bind(CUMPROD, a, axis=axis, dtype=dtype)
+
+
+# TensorFlow-style names ----------------------------------------------------------------
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_sum``: keeps the input dtype (NumPy would widen int32 to int64)."""
+    x = _tf_input(input_tensor)
+    return bind(SUM, x, axis=_axis(axis), keepdims=keepdims, dtype=_keep(x))
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_prod``: keeps the input dtype."""
+    x = _tf_input(input_tensor)
+    return bind(PROD, x, axis=_axis(axis), keepdims=keepdims, dtype=_keep(x))
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_mean``: keeps the input dtype; integer means truncate, as TensorFlow."""
+    x = _tf_input(input_tensor)
+    return bind(MEAN, x, axis=_axis(axis), keepdims=keepdims, dtype=_keep(x))
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_max``."""
+    return bind(MAX, _tf_input(input_tensor), axis=_axis(axis), keepdims=keepdims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_min``."""
+    return bind(MIN, _tf_input(input_tensor), axis=_axis(axis), keepdims=keepdims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_any``."""
+    return bind(ANY, _tf_input(input_tensor), axis=_axis(axis), keepdims=keepdims)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    """``tf.reduce_all``."""
+    return bind(ALL, _tf_input(input_tensor), axis=_axis(axis), keepdims=keepdims)
+
+
+def tf_argmax(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
+    """``tf.argmax``: ``axis=None`` means axis 0, as in TensorFlow."""
+    from graphc.ops.elementwise import CAST
+
+    out = bind(ARGMAX, _tf_input(input), axis=0 if axis is None else axis, keepdims=False)
+    if np.dtype(output_type) != out.dtype:
+        out = bind(CAST, out, dtype=np.dtype(output_type))
+    return out
+
+
+def _tf_input(x):
+    from graphc.ops.creation import convert_to_tensor
+
+    return convert_to_tensor(x)
+
+
+def _keep(x):
+    dt = x.dtype
+    return dt if dt.kind in "iufc" else None

@@ -1,0 +1,433 @@
+"""Shape ops: reshape, transpose, axes moves, joins, splits, tiling, flips, sort, pad,
+and TensorFlow's ``shape``/``size``/``rank``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.shapes import (
+    broadcast_shapes,
+    normalize_axes,
+    normalize_axis,
+    num_elements,
+    probe_infer,
+)
+from graphc.tracer.ir import Aval
+from graphc.tracer.tensor import Tensor
+
+
+def _same(x, **attrs):
+    return Aval(x.shape, x.dtype)
+
+
+# ----------------------------------------------------------------------------- reshape
+def _reshape_infer(x, shape, order="C"):
+    known = num_elements(x.shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"can only specify one unknown dimension (-1) in {shape}")
+    if -1 in shape:
+        rest = num_elements([d for d in shape if d != -1])
+        if known is None:
+            fill = None
+        elif rest == 0 or known % rest:
+            raise ValueError(f"cannot reshape a tensor of size {known} into shape {shape}")
+        else:
+            fill = known // rest
+        return Aval(tuple(fill if d == -1 else d for d in shape), x.dtype)
+    if known is not None and known != num_elements(shape):
+        raise ValueError(f"cannot reshape a tensor of size {known} into shape {shape}")
+    return Aval(shape, x.dtype)
+
+
+def _reshape_ref(x, shape, order="C"):
+    return np.reshape(x, shape, order=order)
+
+
+RESHAPE = register(OpDef(name="reshape", infer=_reshape_infer, ref=_reshape_ref,
+                         doc="np.reshape"))
+
+
+def _transpose_infer(x, axes=None):
+    n = len(x.shape)
+    if axes is None:
+        return Aval(x.shape[::-1], x.dtype)
+    if sorted(normalize_axis(a, n) for a in axes) != list(range(n)):
+        raise ValueError(f"axes {axes} are not a permutation of the {n} axes")
+    return Aval(tuple(x.shape[a] for a in axes), x.dtype)
+
+
+def _transpose_ref(x, axes=None):
+    return np.transpose(x, axes)
+
+
+TRANSPOSE = register(OpDef(name="transpose", infer=_transpose_infer, ref=_transpose_ref,
+                           doc="np.transpose"))
+
+
+def _expand_dims_infer(x, axis):
+    n = len(x.shape) + len(axis)
+    axes = normalize_axes(axis, n)
+    it = iter(x.shape)
+    return Aval(tuple(1 if i in axes else next(it) for i in range(n)), x.dtype)
+
+
+EXPAND_DIMS = register(OpDef(name="expand_dims", infer=_expand_dims_infer,
+                             ref=lambda x, axis: np.expand_dims(x, axis),
+                             doc="np.expand_dims"))
+
+
+def _squeeze_infer(x, axis=None):
+    if axis is None:
+        if None in x.shape:
+            raise ValueError("squeeze without axis needs known dims; pass axis=")
+        return Aval(tuple(d for d in x.shape if d != 1), x.dtype)
+    axes = normalize_axes(axis, len(x.shape))
+    for a in axes:
+        if x.shape[a] not in (1, None):
+            raise ValueError(f"cannot squeeze axis {a} of size {x.shape[a]}")
+    return Aval(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+
+SQUEEZE = register(OpDef(name="squeeze", infer=_squeeze_infer,
+                         ref=lambda x, axis=None: np.squeeze(x, axis), doc="np.squeeze"))
+
+
+def _concat_infer(*xs, axis=0):
+    if not xs:
+        raise ValueError("need at least one tensor to concatenate")
+    n = len(xs[0].shape)
+    if any(len(x.shape) != n for x in xs):
+        raise ValueError("all inputs must have the same rank, got shapes "
+                         + ", ".join(str(x.shape) for x in xs))
+    if n == 0:
+        raise ValueError("zero-dimensional tensors cannot be concatenated")
+    axis = normalize_axis(axis, n)
+    out = []
+    for i in range(n):
+        dims = [x.shape[i] for x in xs]
+        if i == axis:
+            out.append(None if None in dims else builtins.sum(dims))
+        else:
+            known = {d for d in dims if d is not None}
+            if len(known) > 1:
+                raise ValueError(f"dimension {i} differs between inputs: {sorted(known)}")
+            out.append(known.pop() if known else None)
+    return Aval(tuple(out), np.result_type(*[x.dtype for x in xs]))
+
+
+CONCATENATE = register(OpDef(name="concatenate", infer=_concat_infer,
+                             ref=lambda *xs, axis=0: np.concatenate(xs, axis=axis),
+                             doc="np.concatenate"))
+
+
+def _stack_infer(*xs, axis=0):
+    if not xs:
+        raise ValueError("need at least one tensor to stack")
+    shape = xs[0].shape
+    for x in xs[1:]:
+        if len(x.shape) != len(shape) or broadcast_shapes(x.shape, shape) != shape and (
+            any(a is not None and b is not None and a != b for a, b in zip(x.shape, shape))
+        ):
+            raise ValueError(f"all inputs must have the same shape, got {shape} and {x.shape}")
+    axis = normalize_axis(axis, len(shape) + 1)
+    out = list(shape)
+    out.insert(axis, len(xs))
+    return Aval(tuple(out), np.result_type(*[x.dtype for x in xs]))
+
+
+STACK = register(OpDef(name="stack", infer=_stack_infer,
+                       ref=lambda *xs, axis=0: np.stack(xs, axis=axis), doc="np.stack"))
+
+
+def _split_ref(x, indices_or_sections, axis=0):
+    return np.split(x, indices_or_sections, axis=axis)
+
+
+def _split_infer(x, indices_or_sections, axis=0):
+    axis = normalize_axis(axis, len(x.shape))
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if n is not None and (k <= 0 or n % k):
+            raise ValueError(f"array split does not result in an equal division: {n} into {k}")
+        sizes = [None if n is None else n // k] * k
+    else:
+        bounds = [0, *indices_or_sections, n]
+        sizes = [None if (b is None or a is None) else builtins.max(0, builtins.min(b, n or b)
+                 - builtins.min(a, n or a)) for a, b in zip(bounds, bounds[1:])]
+    return tuple(Aval(x.shape[:axis] + (s,) + x.shape[axis + 1:], x.dtype) for s in sizes)
+
+
+SPLIT = register(OpDef(name="split", infer=_split_infer, ref=_split_ref,
+                       multiple_results=True, doc="np.split"))
+
+
+def _broadcast_to_infer(x, shape):
+    out = broadcast_shapes(x.shape, shape)
+    if out != tuple(shape):
+        raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
+    return Aval(shape, x.dtype)
+
+
+BROADCAST_TO = register(OpDef(name="broadcast_to", infer=_broadcast_to_infer,
+                              ref=lambda x, shape: np.broadcast_to(x, shape),
+                              doc="np.broadcast_to"))
+
+
+def _tile_ref(x, reps):
+    return np.tile(x, reps)
+
+
+TILE = register(OpDef(name="tile", infer=lambda x, reps: probe_infer(_tile_ref, [x],
+                                                                    {"reps": reps}),
+                      ref=_tile_ref, doc="np.tile"))
+
+
+def _repeat_ref(x, repeats, axis=None):
+    return np.repeat(x, repeats, axis=axis)
+
+
+def _repeat_infer(x, repeats, axis=None):
+    if axis is None:
+        n = num_elements(x.shape)
+        total = (None if n is None else n * repeats) if isinstance(repeats, int) else (
+            builtins.sum(repeats))
+        return Aval((total,), x.dtype)
+    axis = normalize_axis(axis, len(x.shape))
+    d = x.shape[axis]
+    size = (None if d is None else d * repeats) if isinstance(repeats, int) else (
+        builtins.sum(repeats))
+    return Aval(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
+
+
+REPEAT = register(OpDef(name="repeat", infer=_repeat_infer, ref=_repeat_ref,
+                        doc="np.repeat (static repeats)"))
+
+
+def _flip_infer(x, axis=None):
+    normalize_axes(axis, len(x.shape))
+    return Aval(x.shape, x.dtype)
+
+
+FLIP = register(OpDef(name="flip", infer=_flip_infer,
+                      ref=lambda x, axis=None: np.flip(x, axis), doc="np.flip"))
+
+
+def _sort_infer(x, axis=-1):
+    if axis is None:
+        return Aval((num_elements(x.shape),), x.dtype)
+    normalize_axis(axis, len(x.shape))
+    return Aval(x.shape, x.dtype)
+
+
+def _argsort_infer(x, axis=-1):
+    return Aval(_sort_infer(x, axis).shape, np.dtype(np.intp))
+
+
+SORT = register(OpDef(name="sort", infer=_sort_infer,
+                      ref=lambda x, axis=-1: np.sort(x, axis=axis, kind="stable"),
+                      doc="np.sort (stable)"))
+ARGSORT = register(OpDef(name="argsort", infer=_argsort_infer,
+                         ref=lambda x, axis=-1: np.argsort(x, axis=axis, kind="stable"),
+                         doc="np.argsort (stable)"))
+
+
+def _pad_ref(x, pad_width, mode="constant", constant_values=0):
+    if mode == "constant":
+        return np.pad(x, pad_width, mode=mode, constant_values=constant_values)
+    return np.pad(x, pad_width, mode=mode)
+
+
+def _pad_infer(x, pad_width, mode="constant", constant_values=0):
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (len(x.shape), 2))
+    shape = tuple(None if d is None else d + int(a) + int(b) for d, (a, b) in
+                  zip(x.shape, widths))
+    return Aval(shape, x.dtype)
+
+
+PAD = register(OpDef(name="pad", infer=_pad_infer, ref=_pad_ref, doc="np.pad"))
+
+
+def _shape_infer(x, out_type):
+    return Aval((len(x.shape),), out_type)
+
+
+SHAPE = register(OpDef(name="shape", infer=_shape_infer,
+                       ref=lambda x, out_type: np.array(x.shape, dtype=out_type),
+                       doc="tf.shape: the dims as a 1-d tensor"))
+
+
+# ----------------------------------------------------------------------------- API
+def _shape_arg(shape):
+    if isinstance(shape, Tensor):
+        shape = shape.numpy().tolist()
+    if isinstance(shape, int | np.integer):
+        return (int(shape),)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+
+
+def reshape(a, newshape=None, order="C", shape=None):
+    """``np.reshape``; one dim may be -1."""
+    return bind(RESHAPE, a, shape=_shape_arg(shape if newshape is None else newshape),
+                order=order)
+
+
+def ravel(a):
+    """``np.ravel``."""
+    return bind(RESHAPE, a, shape=(-1,), order="C")
+
+
+def transpose(a, axes=None):
+    """``np.transpose``."""
+    return bind(TRANSPOSE, a, axes=None if axes is None else tuple(axes))
+
+
+def tf_transpose(a, perm=None, conjugate=False, name=None):
+    """``tf.transpose(a, perm)``."""
+    return transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    """``np.swapaxes``."""
+    n = _rank(a)
+    axes = list(range(n))
+    i, j = normalize_axis(axis1, n), normalize_axis(axis2, n)
+    axes[i], axes[j] = axes[j], axes[i]
+    return transpose(a, axes)
+
+
+def moveaxis(a, source, destination):
+    """``np.moveaxis``."""
+    n = _rank(a)
+    src = [normalize_axis(s, n) for s in np.atleast_1d(source).tolist()]
+    dst = [normalize_axis(d, n) for d in np.atleast_1d(destination).tolist()]
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def _rank(a):
+    return len(a.shape) if isinstance(a, Tensor) else np.ndim(a)
+
+
+def expand_dims(a, axis):
+    """``np.expand_dims``."""
+    return bind(EXPAND_DIMS, a, axis=tuple(axis) if isinstance(axis, list | tuple) else (axis,))
+
+
+def squeeze(a, axis=None):
+    """``np.squeeze``."""
+    return bind(SQUEEZE, a, axis=tuple(axis) if isinstance(axis, list) else axis)
+
+
+def concatenate(arrays, axis=0):
+    """``np.concatenate``."""
+    return bind(CONCATENATE, *arrays, axis=axis)
+
+
+def concat(values, axis, name=None):
+    """``tf.concat``."""
+    return concatenate(values, axis)
+
+
+def stack(arrays, axis=0):
+    """``np.stack`` (also ``tf.stack``)."""
+    return bind(STACK, *arrays, axis=axis)
+
+
+def hstack(arrays):
+    """``np.hstack``."""
+    arrays = [atleast_1d(a) for a in arrays]
+    return concatenate(arrays, axis=0 if _rank(arrays[0]) == 1 else 1)
+
+
+def vstack(arrays):
+    """``np.vstack``."""
+    return concatenate([atleast_2d(a) for a in arrays], axis=0)
+
+
+def atleast_1d(a):
+    return reshape(a, (1,)) if _rank(a) == 0 else a
+
+
+def atleast_2d(a):
+    n = _rank(a)
+    return reshape(a, (1, 1)) if n == 0 else (expand_dims(a, 0) if n == 1 else a)
+
+
+def split(a, indices_or_sections, axis=0):
+    """``np.split``; returns a list of tensors."""
+    ios = indices_or_sections
+    ios = int(ios) if isinstance(ios, int | np.integer) else tuple(int(i) for i in ios)
+    return bind(SPLIT, a, indices_or_sections=ios, axis=axis)
+
+
+def broadcast_to(a, shape):
+    """``np.broadcast_to``."""
+    return bind(BROADCAST_TO, a, shape=_shape_arg(shape))
+
+
+def tile(a, reps):
+    """``np.tile``."""
+    return bind(TILE, a, reps=_shape_arg(reps))
+
+
+def repeat(a, repeats, axis=None):
+    """``np.repeat`` with Python-int (or list of int) repeats."""
+    repeats = int(repeats) if isinstance(repeats, int | np.integer) else tuple(
+        int(r) for r in np.asarray(repeats).ravel())
+    return bind(REPEAT, a, repeats=repeats, axis=axis)
+
+
+def flip(a, axis=None):
+    """``np.flip``."""
+    return bind(FLIP, a, axis=tuple(axis) if isinstance(axis, list) else axis)
+
+
+def sort(a, axis=-1):
+    """``np.sort`` (stable)."""
+    return bind(SORT, a, axis=axis)
+
+
+def argsort(a, axis=-1):
+    """``np.argsort`` (stable)."""
+    return bind(ARGSORT, a, axis=axis)
+
+
+def pad(a, pad_width, mode="constant", constant_values=0):
+    """``np.pad`` with static widths; modes 'constant', 'edge', 'reflect', 'symmetric',
+    'wrap'."""
+    widths = np.asarray(pad_width, dtype=np.int64)
+    if widths.ndim == 1:
+        widths = widths.reshape(1, -1)
+    widths = np.broadcast_to(widths, (_rank(a), 2))
+    return bind(PAD, a, pad_width=tuple(map(tuple, widths.tolist())), mode=mode,
+                constant_values=constant_values)
+
+
+def shape(input, out_type=np.int32, name=None):  # noqa: A002
+    """``tf.shape``: the dims as an int32 tensor (known at run time)."""
+    return bind(SHAPE, input, out_type=np.dtype(out_type))
+
+
+def size(input, out_type=np.int32, name=None):  # noqa: A002
+    """``tf.size``: number of elements as an int32 tensor."""
+    from graphc.ops.reduce import prod
+
+    return prod(shape(input, out_type=np.int64), dtype=np.dtype(out_type))
+
+
+def rank(input, name=None):  # noqa: A002
+    """``tf.rank``: the number of dims as an int32 tensor (static)."""
+    from graphc.ops.creation import constant
+
+    return constant(_rank(input), dtype=np.int32)

@@ -1,0 +1,91 @@
+"""TensorFlow-style names for the top-level ``graphc`` namespace, over the same ops.
+
+Where TensorFlow's behaviour differs from NumPy's the TensorFlow behaviour is kept:
+Python literals default to float32/int32 when no tensor fixes the dtype, ``reduce_mean``
+of integers truncates, ``argmax`` defaults to axis 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.dtypes import as_dtype, tf_literal
+from graphc.ops import elementwise as ew
+from graphc.ops.registry import bind
+from graphc.tracer.tensor import Tensor
+
+
+def _tf_args(*args):
+    """Convert literal arguments as TensorFlow's ops do.
+
+    Python scalars next to a tensor stay weak (NEP 50). Lists next to a tensor take the
+    tensor's dtype. With no tensor at all, literals get TensorFlow's dtypes, a float
+    anywhere making every argument float32 (``gc.maximum(0., [1, -1])`` is float32).
+    """
+    tensors = [a for a in args if isinstance(a, Tensor | np.ndarray)]
+    if tensors:
+        dtype = tensors[0].dtype
+        return tuple(np.asarray(a, dtype) if isinstance(a, list | tuple) else a for a in args)
+    arrays = [tf_literal(a) for a in args]
+    floats = [a.dtype for a in arrays if a.dtype.kind in "fc"]
+    if floats:
+        arrays = [a.astype(floats[0]) if a.dtype.kind in "iub" else a for a in arrays]
+    return tuple(arrays)
+
+
+def _binary(op, name):
+    def fn(x, y, name=None):
+        return bind(op, *_tf_args(x, y))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``tf.{name}``: elementwise with broadcasting."
+    return fn
+
+
+def _unary(op, name):
+    def fn(x, name=None):
+        return bind(op, *_tf_args(x))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``tf.{name}``: elementwise."
+    return fn
+
+
+add = _binary(ew.ADD, "add")
+subtract = _binary(ew.SUBTRACT, "subtract")
+multiply = _binary(ew.MULTIPLY, "multiply")
+divide = _binary(ew.TRUE_DIVIDE, "divide")
+maximum = _binary(ew.MAXIMUM, "maximum")
+minimum = _binary(ew.MINIMUM, "minimum")
+pow = _binary(ew.POWER, "pow")  # noqa: A001
+greater = _binary(ew.GREATER, "greater")
+greater_equal = _binary(ew.GREATER_EQUAL, "greater_equal")
+less = _binary(ew.LESS, "less")
+less_equal = _binary(ew.LESS_EQUAL, "less_equal")
+equal = _binary(ew.EQUAL, "equal")
+not_equal = _binary(ew.NOT_EQUAL, "not_equal")
+logical_and = _binary(ew.LOGICAL_AND, "logical_and")
+logical_or = _binary(ew.LOGICAL_OR, "logical_or")
+abs = _unary(ew.ABSOLUTE, "abs")  # noqa: A001
+sqrt = _unary(ew.SQRT, "sqrt")
+exp = _unary(ew.EXP, "exp")
+negative = _unary(ew.NEGATIVE, "negative")
+logical_not = _unary(ew.LOGICAL_NOT, "logical_not")
+
+
+def cast(x, dtype, name=None):
+    """``tf.cast``: convert ``x`` to ``dtype`` (floats truncate toward zero into ints)."""
+    return bind(ew.CAST, *_tf_args(x), dtype=as_dtype(dtype))
+
+
+def where(condition, x=None, y=None, name=None):
+    """``tf.where``: ``where(c, x, y)`` selects; ``where(c)`` gives int64 indices
+    ``[n, rank]`` of the true elements."""
+    if x is None and y is None:
+        from graphc.ops.indexing import argwhere
+
+        return argwhere(condition)
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    x, y = _tf_args(x, y)
+    return bind(ew.WHERE, condition, x, y)

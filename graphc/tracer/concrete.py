@@ -1,0 +1,213 @@
+"""``ConcreteFunction``: one trace of a ``gc.function`` (one graph) and how to call it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.tracer import ir, nest
+from graphc.tracer.signature import TensorSpec, shape_compatible
+from graphc.tracer.tensor import Tensor, _eager, _symbolic
+from graphc.tracer.trace import TraceContext
+
+
+def _is_tensor_leaf(x) -> bool:
+    return isinstance(x, Tensor | np.ndarray | TensorSpec)
+
+
+def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunction":
+    """Trace ``python_fn`` on placeholders built from ``args`` (in parameter order)."""
+    ctx = TraceContext(function.__name__)
+    input_names = {}
+    structured = []
+    call_args = []
+    with ctx:
+        for name, arg in zip(names, args):
+            leaves, td = nest.flatten(arg)
+            specs, symbols = [], []
+            for i, leaf in enumerate(leaves):
+                if _is_tensor_leaf(leaf):
+                    spec = TensorSpec(leaf.shape, leaf.dtype,
+                                      name=name if len(leaves) == 1 else f"{name}_{i}")
+                    v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
+                    input_names[v.id] = name if td is None else f"{name} (leaf {i})"
+                    specs.append(spec)
+                    symbols.append(_symbolic(v))
+                else:
+                    specs.append(leaf)
+                    symbols.append(leaf)
+            structured.append(nest.unflatten(td, specs))
+            call_args.append(nest.unflatten(td, symbols))
+        ctx.input_names = input_names
+        pos, kw = _split_call(params, call_args)
+        result = python_fn(*pos, **kw)
+        out_leaves, out_td = nest.flatten(result)
+        values, template = [], []
+        for leaf in out_leaves:
+            if isinstance(leaf, Tensor):
+                values.append(ctx.value_of(leaf))
+                template.append(None)
+            elif isinstance(leaf, np.ndarray):
+                values.append(ctx.constant(leaf))
+                template.append(None)
+            else:
+                template.append(leaf)
+    graph = ctx.finish(values)
+    return ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+
+
+def _split_call(params, values):
+    pos, kw = [], {}
+    for p, v in zip(params, values):
+        if p.kind == p.VAR_POSITIONAL:
+            pos.extend(v)
+        elif p.kind == p.VAR_KEYWORD:
+            kw.update(v)
+        elif p.kind == p.KEYWORD_ONLY:
+            kw[p.name] = v
+        else:
+            pos.append(v)
+    return pos, kw
+
+
+class ConcreteFunction:
+    """One traced graph of a ``gc.function``, callable with matching tensors."""
+
+    def __init__(self, function, graph, names, structured, out_treedef, out_template):
+        self._function = function
+        self.graph = graph
+        self._names = names
+        self._structured = structured
+        self._out_treedef = out_treedef
+        self._out_template = out_template
+        self._tensor_slots = [i for i, t in enumerate(out_template) if t is None]
+        self._flat_inputs = all(_is_tensor_leaf(s) for s in structured)
+        self._optimized = None
+        self.pass_report = []
+
+    # ---------------------------------------------------------------- inspection
+    @property
+    def name(self):
+        return self._function.__name__
+
+    @property
+    def optimized_graph(self) -> ir.Graph:
+        """The graph after the optimization passes (the one that runs)."""
+        if self._optimized is None:
+            self._optimized = self.graph
+        return self._optimized
+
+    @property
+    def structured_input_signature(self):
+        """``(args, kwargs)`` with ``gc.TensorSpec`` for tensors, Python values as given."""
+        return self._structured, {}
+
+    @property
+    def structured_outputs(self):
+        leaves = list(self._out_template)
+        for slot, v in zip(self._tensor_slots, self.graph.outputs):
+            leaves[slot] = TensorSpec(v.aval.shape, v.aval.dtype)
+        return nest.unflatten(self._out_treedef, leaves)
+
+    @property
+    def output_shapes(self):
+        """Output shapes shaped like the outputs; ``None`` for a value of unknown rank."""
+        return nest.map_structure(lambda s: s.shape if isinstance(s, TensorSpec) else None,
+                                  self.structured_outputs)
+
+    @property
+    def output_dtypes(self):
+        return nest.map_structure(lambda s: s.dtype if isinstance(s, TensorSpec) else None,
+                                  self.structured_outputs)
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        """This trace's signature as TensorFlow prints it."""
+        header, args = [], []
+        for name, spec in zip(self._names, self._structured):
+            leaves, _ = nest.flatten(spec)
+            if any(isinstance(x, TensorSpec) for x in leaves):
+                header.append(name)
+                args.append(f"    {name}: {_describe(spec)}")
+            else:
+                header.append(f"{name}={spec!r}")
+        lines = [f"{self.name}({', '.join(header)})"]
+        if args:
+            lines += ["  Args:", *args]
+        lines += ["  Returns:", f"    {_describe(self.structured_outputs)}"]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+    # ---------------------------------------------------------------- calling
+    def __call__(self, *args, **kwargs):
+        """Call with tensors matching this trace's signature; others raise TypeError."""
+        flat = self._function._bind(args, kwargs)
+        for name, spec, value in zip(self._names, self._structured, flat):
+            _check_matches(self.name, name, spec, value)
+        return self._call_bound(flat)
+
+    def _call_bound(self, flat_args):
+        if self._flat_inputs:
+            arrays = [a._np if type(a) is Tensor else np.asarray(a) for a in flat_args]
+        else:
+            arrays = []
+            for a in flat_args:
+                leaves, _ = nest.flatten(a)
+                arrays.extend(x._np if type(x) is Tensor else x
+                              for x in leaves if _is_tensor_leaf(x))
+        outs = self._run(arrays)
+        return self._wrap_outputs(outs)
+
+    def _run(self, arrays):
+        from graphc.runtime.interpreter import run_graph
+
+        return run_graph(self.optimized_graph, arrays)
+
+    def _wrap_outputs(self, outs):
+        template = self._out_template
+        if len(template) == 1 and self._out_treedef is None and template[0] is None:
+            return _eager(outs[0])
+        leaves = list(template)
+        for slot, arr in zip(self._tensor_slots, outs):
+            leaves[slot] = _eager(arr)
+        return nest.unflatten(self._out_treedef, leaves)
+
+
+def _check_matches(fn_name, name, spec, value):
+    s_leaves, s_td = nest.flatten(spec)
+    v_leaves, v_td = nest.flatten(value)
+    ok = s_td == v_td and len(s_leaves) == len(v_leaves)
+    if ok:
+        for s, v in zip(s_leaves, v_leaves):
+            if isinstance(s, TensorSpec):
+                ok = (isinstance(v, Tensor | np.ndarray) and v.dtype == s.dtype
+                      and shape_compatible(s.shape, v.shape))
+            else:
+                ok = type(s) is type(v) and s == v
+            if not ok:
+                break
+    if not ok:
+        raise TypeError(
+            f"{fn_name}: argument '{name}' does not match this concrete function: expected "
+            f"{_describe(spec)}, got {_describe_value(value)}. Call the gc.function itself "
+            "to trace a new signature.")
+
+
+def _describe(spec) -> str:
+    if isinstance(spec, TensorSpec):
+        shape = "<unknown>" if spec.shape is None else str(spec.shape)
+        return f"{spec.dtype.name} Tensor, shape={shape}"
+    if isinstance(spec, list):
+        return "[" + ", ".join(_describe(s) for s in spec) + "]"
+    if isinstance(spec, tuple) and not hasattr(type(spec), "_fields"):
+        inner = ", ".join(_describe(s) for s in spec)
+        return f"({inner},)" if len(spec) == 1 else f"({inner})"
+    if isinstance(spec, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in spec.items()) + "}"
+    return repr(spec)
+
+
+def _describe_value(v) -> str:
+    if isinstance(v, Tensor | np.ndarray):
+        return f"{v.dtype.name} tensor of shape {tuple(v.shape)}"
+    return f"{type(v).__name__} {v!r:.60}"

@@ -1,0 +1,400 @@
+"""``gc.function``: trace a Python function into graphs, one per input signature.
+
+``Function.__call__`` computes the call's trace key (see ``signature.py``), reuses the
+cached ``ConcreteFunction`` for it or traces a new one, and runs its graph. Inside another
+trace, a ``Function`` is simply called, so its ops join the outer graph.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import warnings
+import weakref
+
+from graphc import config
+from graphc.errors import RetracingWarning
+from graphc.tracer import nest, source_info, trace
+from graphc.tracer.concrete import ConcreteFunction, trace_concrete
+from graphc.tracer.signature import (
+    TensorKey,
+    TensorSpec,
+    diff_keys,
+    shape_compatible,
+    structure_key,
+)
+from graphc.tracer.tensor import Tensor
+
+MAX_CONCRETE_FUNCTIONS = 128  # per Function; least recently used traces are dropped
+RETRACE_WINDOW = 10  # calls looked at for the retracing warning
+RETRACE_LIMIT = 5  # traces within the window that trigger it
+
+_all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
+
+
+class Function:
+    """A Python function traced into graphs. Create it with ``gc.function``."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 reduce_retracing=False, backend=None, name=None, jit_compile=None):
+        if not callable(python_function):
+            raise TypeError(f"gc.function expects a callable, got {python_function!r}")
+        if backend not in (None, "numpy"):
+            raise ValueError(
+                f"gc.function: unknown backend {backend!r}; use 'numpy' (the reference "
+                "interpreter) or leave it unset")
+        self._python_function = python_function
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._backend = backend or "numpy"
+        self._jit_compile = jit_compile
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__wrapped__ = python_function
+        self._signature = inspect.signature(python_function)
+        self._params = [p for p in self._signature.parameters.values()]
+        self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                           for p in self._params)
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._relaxed: list = []  # (key pattern, concrete) for reduce_retracing / signature
+        self._instances = weakref.WeakKeyDictionary()
+        self._recent = collections.deque(maxlen=RETRACE_WINDOW)
+        self._traces_since_warning = 0
+        self._warned = False
+        self.tracing_count = 0
+        self.retrace_reasons: list[str] = []
+        self._last = None  # (key, concrete): the dispatch fast path
+        if self._input_signature is not None:
+            self._check_signature_arity()
+        _all_functions.add(self)
+        functools.update_wrapper(self, python_function, updated=())
+
+    # ---------------------------------------------------------------------- methods
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._instances.get(instance)
+        if bound is None:
+            bound = Function(_weak_method(self._python_function, instance),
+                             self._input_signature, self._autograph, self._reduce_retracing,
+                             None if self._backend == "numpy" else self._backend,
+                             self.__name__, self._jit_compile)
+            self._instances[instance] = bound
+        return bound
+
+    # ---------------------------------------------------------------------- calling
+    @property
+    def python_function(self):
+        return self._python_function
+
+    def _converted(self):
+        fn = self._python_function
+        if self._autograph:
+            try:
+                from graphc.autograph.api import to_graph
+            except ImportError:
+                return fn
+            return to_graph(fn)
+        return fn
+
+    def __call__(self, *args, **kwargs):
+        if config.state.run_functions_eagerly:
+            return self._python_function(*args, **kwargs)
+        if trace.active():
+            return self._converted()(*args, **kwargs)
+        flat_args = self._bind(args, kwargs)
+        key = tuple(map(structure_key, flat_args))
+        last = self._last
+        if last is not None and last[0] == key:
+            concrete = last[1]
+            self._recent.append(False)
+        else:
+            concrete = self._lookup(key, flat_args)
+        return concrete._call_bound(flat_args)
+
+    def _bind(self, args, kwargs) -> tuple:
+        """Arguments in parameter order, defaults filled in (fast path for positionals)."""
+        params = self._params
+        if not kwargs and self._simple and len(args) == len(params):
+            return args
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        out = []
+        for p in params:
+            v = bound.arguments[p.name]
+            out.append(v)
+        return tuple(out)
+
+    def _lookup(self, key, flat_args) -> ConcreteFunction:
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            self._cache.move_to_end(key)
+            self._recent.append(False)
+        else:
+            concrete = self._match_relaxed(key)
+            if concrete is None:
+                concrete = self._new_trace(key, flat_args)
+            else:
+                self._recent.append(False)
+        self._last = (key, concrete)
+        return concrete
+
+    def _match_relaxed(self, key):
+        for pattern, concrete in self._relaxed:
+            if _key_matches(pattern, key):
+                return concrete
+        return None
+
+    def _new_trace(self, key, flat_args) -> ConcreteFunction:
+        if self._input_signature is not None:
+            if self._relaxed:
+                self._signature_mismatch(flat_args)
+            spec_args = self._spec_args(flat_args)
+            pattern = tuple(map(structure_key, spec_args))
+            concrete = self._trace(spec_args, reason="first call (input_signature)")
+            self._relaxed.append((pattern, concrete))
+            return concrete
+        reasons = self._retrace_reasons(key)
+        trace_args = flat_args
+        relaxed = self._reduce_retracing and self._cache and self._relaxable(key)
+        if relaxed:
+            trace_args, key = relaxed
+        concrete = self._trace(trace_args, reason="; ".join(reasons) or "first call")
+        if relaxed:
+            self._relaxed.append((key, concrete))
+        else:
+            self._cache[key] = concrete
+            while len(self._cache) > MAX_CONCRETE_FUNCTIONS:
+                self._cache.popitem(last=False)
+        return concrete
+
+    def _trace(self, args, reason) -> ConcreteFunction:
+        names = [p.name for p in self._params]
+        concrete = trace_concrete(self, self._converted(), names, self._params, args)
+        self.tracing_count += 1
+        self.retrace_reasons.append(reason)
+        self._recent.append(True)
+        self._traces_since_warning += 1
+        self._maybe_warn(reason)
+        return concrete
+
+    # ---------------------------------------------------------------- diagnostics
+    def _retrace_reasons(self, key) -> list[str]:
+        if not self._cache:
+            return []
+        names = [p.name for p in self._params]
+        best = None
+        for old in self._cache:
+            reasons = diff_keys(names, old, key)
+            if best is None or len(reasons) < len(best):
+                best = reasons
+        return best or []
+
+    def _maybe_warn(self, reason):
+        if sum(self._recent) < RETRACE_LIMIT:
+            return
+        if self._warned and self._traces_since_warning < RETRACE_LIMIT:
+            return
+        self._warned = True
+        self._traces_since_warning = 0
+        loc = source_info.user_frame(1)
+        where = f" (called at {loc[0]}:{loc[1]})" if loc else ""
+        warnings.warn(RetracingWarning(
+            f"gc.function '{self.__name__}' traced {sum(self._recent)} times in its last "
+            f"{len(self._recent)} calls{where}; tracing is slow. Latest reason: {reason}. "
+            "Pass tensors instead of Python values that change, or set input_signature "
+            "(or reduce_retracing=True) so one trace serves many shapes. "
+            "All reasons: fn.retrace_reasons."), stacklevel=3)
+
+    def experimental_get_tracing_count(self) -> int:
+        """Number of times this function traced (TensorFlow's name)."""
+        return self.tracing_count
+
+    # ---------------------------------------------------------------- signatures
+    def _check_signature_arity(self):
+        for s in nest.flatten(self._input_signature)[0]:
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"input_signature must hold gc.TensorSpec objects, got {s!r}")
+        n = len(self._input_signature)
+        if n > len(self._params):
+            raise TypeError(f"input_signature has {n} specs but {self.__name__} takes "
+                            f"{len(self._params)} arguments")
+
+    def _spec_args(self, flat_args):
+        """Check calls against ``input_signature``; the args as specs (Python args stay)."""
+        specs = self._input_signature
+        out = []
+        for i, p in enumerate(self._params):
+            if i < len(specs):
+                out.append(_check_against(p.name, specs[i], flat_args[i]))
+            else:
+                out.append(flat_args[i])
+        return tuple(out)
+
+    def _signature_mismatch(self, flat_args):
+        specs = self._input_signature
+        for i, p in enumerate(self._params[:len(specs)]):
+            _check_against(p.name, specs[i], flat_args[i])
+        raise TypeError(f"{self.__name__}: arguments do not match input_signature "
+                        f"{list(specs)}")
+
+    def _relaxable(self, key):
+        """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
+        key that differ only in shapes; returns (spec args, pattern) or None."""
+        for old in reversed(self._cache):
+            pattern = _generalize(old, key)
+            if pattern is not None:
+                return _specs_from_pattern(pattern), pattern
+        return None
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ``ConcreteFunction`` for these arguments (tensors, arrays, Python values or
+        ``gc.TensorSpec``), tracing if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        flat_args = self._bind(args, kwargs)
+        key = tuple(map(structure_key, flat_args))
+        return self._lookup(key, flat_args)
+
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        """Every trace kept in the cache, oldest first."""
+        return list(self._cache.values()) + [c for _, c in self._relaxed]
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """Every trace listed as TensorFlow prints them."""
+        return "\n\n".join(c.pretty_printed_signature(verbose)
+                           for c in self.concrete_functions())
+
+    def clear_cache(self):
+        self._cache.clear()
+        self._relaxed.clear()
+        self._last = None
+        for bound in list(self._instances.values()):
+            bound.clear_cache()
+
+    def __repr__(self):
+        return f"<gc.Function {self.__name__}>"
+
+
+def _weak_method(fn, instance):
+    """``fn`` bound to ``instance`` through a weak reference (no instance leaks)."""
+    ref = weakref.ref(instance)
+
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        obj = ref()
+        if obj is None:
+            raise ReferenceError(f"the instance {fn.__qualname__} was bound to is gone")
+        return fn(obj, *args, **kwargs)
+
+    sig = inspect.signature(fn)
+    method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
+    return method
+
+
+def _check_against(name, spec, value):
+    if isinstance(value, TensorSpec):
+        given = value
+    elif isinstance(value, Tensor | __import__("numpy").ndarray):
+        given = value
+    else:
+        import numpy as np
+
+        try:
+            arr = np.asarray(value)
+        except Exception:  # noqa: BLE001
+            arr = None
+        if arr is None or not np.can_cast(arr.dtype, spec.dtype, "same_kind"):
+            raise TypeError(_mismatch(name, spec, f"{type(value).__name__} {value!r:.60}"))
+        return TensorSpec(arr.shape, spec.dtype)
+    if given.dtype != spec.dtype or not shape_compatible(spec.shape, given.shape):
+        raise TypeError(_mismatch(name, spec, f"{given.dtype.name} tensor of shape "
+                                              f"{tuple(given.shape)}"))
+    return spec
+
+
+def _mismatch(name, spec, given):
+    return (f"argument '{name}' does not match the input_signature: expected {spec}, got "
+            f"{given}. Convert it (gc.cast / reshape) or drop input_signature.")
+
+
+def _key_matches(pattern, key) -> bool:
+    if isinstance(pattern, TensorKey):
+        return (isinstance(key, TensorKey) and pattern[0] == key[0]
+                and shape_compatible(pattern[1], key[1]))
+    if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
+        return all(_key_matches(p, k) for p, k in zip(pattern, key))
+    return pattern == key
+
+
+def _generalize(old, new):
+    """A pattern covering both keys if they differ only in tensor dims (same ranks)."""
+    if isinstance(old, TensorKey) or isinstance(new, TensorKey):
+        if not (isinstance(old, TensorKey) and isinstance(new, TensorKey)):
+            return None
+        if old[0] != new[0] or len(old[1]) != len(new[1]):
+            return None
+        return TensorKey((old[0], tuple(a if a == b else None
+                                        for a, b in zip(old[1], new[1]))))
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        parts = [_generalize(a, b) for a, b in zip(old, new)]
+        if any(p is None and not (a is None and b is None)
+               for p, a, b in zip(parts, old, new)):
+            return None
+        return tuple(parts)
+    return old if old == new else None
+
+
+def _specs_from_pattern(pattern):
+    """Arguments to trace with from a generalized key: TensorSpecs for tensor leaves."""
+    raise_if = None  # patterns only cover flat tensor/Python args (nested: no relaxing)
+    out = []
+    for part in pattern:
+        if isinstance(part, TensorKey):
+            out.append(TensorSpec(part[1], part[0]))
+        elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
+                part[0] in (int, float, bool, str, complex, type(None))):
+            out.append(part[1])
+        else:
+            return raise_if
+    return tuple(out)
+
+
+def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,
+             backend=None, name=None, jit_compile=None):
+    """Trace ``fn`` into optimized graphs, one per input signature (``tf.function``).
+
+    Works as ``@gc.function``, ``@gc.function(...)`` and ``gc.function(fn)``, and on
+    methods (each instance gets its own traces).
+
+    >>> @gc.function
+    ... def get_mse(y_true, y_pred):
+    ...     return gc.reduce_mean(gc.pow(y_true - y_pred, 2))
+    """
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, backend=backend, name=name,
+                        jit_compile=jit_compile)
+
+    return decorate if fn is None else decorate(fn)
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Make every ``gc.function`` call run its Python function directly (for debugging)."""
+    config.state.run_functions_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    """True if ``gc.run_functions_eagerly(True)`` is in effect."""
+    return config.state.run_functions_eagerly
+
+
+def clear_caches() -> None:
+    """Drop every ``gc.function``'s traces (they retrace on their next call)."""
+    for f in list(_all_functions):
+        f.clear_cache()

@@ -1,0 +1,64 @@
+"""Nested structures (lists, tuples, dicts, namedtuples, dataclasses): flatten and rebuild.
+
+Leaves are everything else. ``flatten`` returns the leaves in a stable order plus a
+``treedef`` that ``unflatten`` uses to rebuild the same structure around new leaves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def flatten(structure):
+    """``(leaves, treedef)`` for any nest of lists/tuples/dicts/namedtuples/dataclasses."""
+    leaves = []
+    treedef = _flatten(structure, leaves)
+    return leaves, treedef
+
+
+def _flatten(x, leaves):
+    t = type(x)
+    if t is list or t is tuple:
+        return (t, tuple(_flatten(v, leaves) for v in x))
+    if t is dict:
+        keys = sorted(x, key=repr)
+        return (dict, tuple(keys), tuple(_flatten(x[k], leaves) for k in keys))
+    if _is_namedtuple(x):
+        return (t, tuple(_flatten(v, leaves) for v in x))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        names = tuple(f.name for f in dataclasses.fields(x))
+        return ("dataclass", t, names, tuple(_flatten(getattr(x, n), leaves) for n in names))
+    leaves.append(x)
+    return None
+
+
+def unflatten(treedef, leaves):
+    """Rebuild the structure described by ``treedef`` with ``leaves`` in order."""
+    it = iter(leaves)
+    out = _unflatten(treedef, it)
+    return out
+
+
+def _unflatten(td, it):
+    if td is None:
+        return next(it)
+    kind = td[0]
+    if kind is list:
+        return [_unflatten(c, it) for c in td[1]]
+    if kind is tuple:
+        return tuple(_unflatten(c, it) for c in td[1])
+    if kind is dict:
+        return {k: _unflatten(c, it) for k, c in zip(td[1], td[2])}
+    if kind == "dataclass":
+        _, cls, names, children = td
+        return cls(**{n: _unflatten(c, it) for n, c in zip(names, children)})
+    return kind(*[_unflatten(c, it) for c in td[1]])  # namedtuple
+
+
+def map_structure(fn, structure):
+    leaves, td = flatten(structure)
+    return unflatten(td, [fn(x) for x in leaves])

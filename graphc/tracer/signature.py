@@ -1,0 +1,149 @@
+"""Trace keys, ``TensorSpec`` and retrace reasons.
+
+A call's *trace key* decides which concrete function (trace) serves it:
+
+* tensors and NumPy arrays: ``(dtype, shape)``;
+* Python ``int/float/bool/str/None`` and enums: by value (each new value retraces);
+* lists, tuples, dicts, namedtuples, dataclasses: by structure, recursively;
+* ``gc.Variable``: ``(dtype, shape)``, the variable itself used by reference;
+* any other object: by ``==``/``hash`` if hashable, else by identity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+import numpy as np
+
+from graphc.dtypes import as_dtype
+from graphc.tracer.tensor import Tensor
+
+
+class TensorSpec:
+    """Describes a tensor argument: ``shape`` (``None`` dims allowed), ``dtype``, ``name``.
+
+    >>> gc.TensorSpec(shape=[None, 3], dtype=gc.float32)
+    TensorSpec(shape=(None, 3), dtype=float32, name=None)
+    """
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype=np.float32, name=None):
+        self.shape = None if shape is None else tuple(
+            None if d is None else int(d) for d in shape)
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, t, name=None):
+        return cls(t.shape, t.dtype, name)
+
+    def is_compatible_with(self, value) -> bool:
+        """True if ``value`` (a tensor, array or spec) fits this spec."""
+        shape, dtype = value.shape, value.dtype
+        return dtype == self.dtype and shape_compatible(self.shape, shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorSpec) and self.shape == other.shape
+                and self.dtype == other.dtype and self.name == other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}, name={self.name!r})"
+
+
+def shape_compatible(spec_shape, shape) -> bool:
+    if spec_shape is None:
+        return True
+    if shape is None or len(spec_shape) != len(shape):
+        return False
+    return all(a is None or a == b for a, b in zip(spec_shape, shape))
+
+
+class TensorKey(tuple):
+    """Key of a tensor leaf: ``(dtype, shape)``."""
+
+    __slots__ = ()
+
+    def describe(self):
+        dtype, shape = self
+        return f"{dtype.name}[{', '.join('?' if d is None else str(d) for d in shape)}]"
+
+
+def leaf_key(x):
+    """The trace-key component of one leaf value."""
+    t = type(x)
+    if t is Tensor or t is np.ndarray:
+        return TensorKey((x.dtype, x.shape))
+    if t in (int, float, bool, str, complex) or x is None:
+        return (t, x)
+    if isinstance(x, TensorSpec):
+        return TensorKey((x.dtype, x.shape))
+    key = getattr(x, "_graphc_trace_key", None)
+    if key is not None:
+        return key()
+    if isinstance(x, enum.Enum | np.generic):
+        return (t, x)
+    if isinstance(x, Tensor):
+        return TensorKey((x.dtype, x.shape))
+    try:
+        hash(x)
+    except TypeError:
+        return ("id", t, id(x))
+    return ("obj", t, x)
+
+
+def structure_key(x):
+    """Key of an argument, recursing into containers."""
+    t = type(x)
+    if t is Tensor or t is np.ndarray:
+        return TensorKey((x.dtype, x.shape))
+    if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, "_fields")):
+        return (t, tuple(structure_key(v) for v in x))
+    if t is dict:
+        return (dict, tuple((k, structure_key(x[k])) for k in sorted(x, key=repr)))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return (t, tuple((f.name, structure_key(getattr(x, f.name)))
+                         for f in dataclasses.fields(x)))
+    return leaf_key(x)
+
+
+def describe_key(key) -> str:
+    """Readable text for a key component, e.g. ``float32[4]`` or ``Python int 3``."""
+    if isinstance(key, TensorKey):
+        return key.describe()
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type) and (
+        key[0] in (int, float, bool, str, complex, type(None)) or issubclass(key[0], enum.Enum)
+    ):
+        return f"Python {key[0].__name__} {key[1]!r}"
+    if isinstance(key, tuple) and len(key) == 3 and key[0] in ("id", "obj"):
+        return f"{key[1].__name__} object {key[2] if key[0] == 'obj' else hex(key[2])}"
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type):
+        return f"{key[0].__name__} of {len(key[1])}"
+    return repr(key)
+
+
+def diff_keys(names, old, new) -> list[str]:
+    """Reasons ``new`` differs from ``old``, one per argument: ``argument 'n': ...``."""
+    reasons = []
+    for name, a, b in zip(names, old, new):
+        if a != b:
+            path, x, y = _first_difference(a, b, "")
+            reasons.append(f"argument '{name}'{path}: {describe_key(x)} -> {describe_key(y)}")
+    return reasons
+
+
+def _first_difference(a, b, path):
+    if (isinstance(a, tuple) and isinstance(b, tuple) and not isinstance(a, TensorKey)
+            and not isinstance(b, TensorKey) and len(a) == 2 and len(b) == 2
+            and a[0] is b[0] and isinstance(a[0], type)
+            and a[0] in (list, tuple, dict) and len(a[1]) == len(b[1])):
+        for i, (x, y) in enumerate(zip(a[1], b[1])):
+            if x != y:
+                if a[0] is dict:
+                    return _first_difference(x[1], y[1], f"{path}[{x[0]!r}]")
+                return _first_difference(x, y, f"{path}[{i}]")
+    return path, a, b

@@ -1,0 +1,151 @@
+"""The trace-context stack: while a context is active, ops append nodes to its graph.
+
+``TraceContext`` builds one ``Graph``. Eager tensors and arrays used inside become
+``const`` nodes; symbolic tensors of an enclosing context (a ``cond`` branch reading a
+value of the outer function) are *captured*: they become explicit inputs of the inner
+graph, recorded in ``captures`` so the caller can pass them in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.errors import InvalidArgumentError
+from graphc.tracer import ir, source_info
+
+_stack: list["TraceContext"] = []
+
+
+def active() -> bool:
+    return bool(_stack)
+
+
+def current() -> "TraceContext":
+    return _stack[-1]
+
+
+class TraceContext:
+    """Collects the nodes of one graph being traced."""
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self.inputs: list[ir.Value] = []
+        self.nodes: list[ir.Node] = []
+        self.owned: set[int] = set()
+        self.captures: dict[int, tuple[ir.Value, ir.Value]] = {}  # outer id -> (outer, inner)
+        self.token_in = ir.Value(ir.TOKEN)
+        self.token = self.token_in
+        self.owned.add(self.token_in.id)
+        self.parent: TraceContext | None = None
+
+    # -- context management
+    def __enter__(self):
+        self.parent = _stack[-1] if _stack else None
+        _stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        popped = _stack.pop()
+        assert popped is self, "trace contexts exited out of order"
+        return False
+
+    # -- values
+    def new_input(self, aval: ir.Aval) -> ir.Value:
+        v = ir.Value(aval)
+        self.inputs.append(v)
+        self.owned.add(v.id)
+        return v
+
+    def value_of(self, operand) -> ir.Value:
+        """The graph value for an operand: symbolic tensor, eager tensor or ndarray."""
+        from graphc.tracer.tensor import Tensor
+
+        if isinstance(operand, Tensor):
+            if operand._np is not None:
+                return self.constant(operand._np)
+            return self._own(operand._sym)
+        if isinstance(operand, np.ndarray):
+            return self.constant(operand)
+        raise TypeError(f"cannot use {type(operand).__name__} as a graph value")
+
+    def _own(self, v: ir.Value) -> ir.Value:
+        if v.id in self.owned:
+            return v
+        hit = self.captures.get(v.id)
+        if hit is not None:
+            return hit[1]
+        if self.parent is None or not self.parent.knows(v):
+            from graphc.errors import SymbolicTensorError
+
+            raise SymbolicTensorError(
+                "a tensor traced in another gc.function (or a finished trace) was used "
+                f"here{source_info.where()}; pass it in as an argument or return it instead "
+                "of keeping it in a Python variable"
+            )
+        outer = self.parent._own(v)
+        inner = ir.Value(v.aval)
+        self.owned.add(inner.id)
+        self.captures[v.id] = (outer, inner)
+        return inner
+
+    def knows(self, v: ir.Value) -> bool:
+        ctx = self
+        while ctx is not None:
+            if v.id in ctx.owned or v.id in ctx.captures:
+                return True
+            ctx = ctx.parent
+        return False
+
+    def constant(self, array: np.ndarray) -> ir.Value:
+        from graphc.ops.registry import get
+
+        (v,) = self.add_node(get("const"), (), {"value": ir.ConstArray(array)},
+                             (ir.Aval(array.shape, array.dtype),))
+        return v
+
+    # -- nodes
+    def add_node(self, op, inputs, attrs, avals, src=None) -> tuple:
+        outs = tuple(ir.Value(a) for a in avals)
+        if op.stateful:
+            inputs = tuple(inputs) + (self.token,)
+            self.token = ir.Value(ir.TOKEN)
+            outs = outs + (self.token,)
+        node = ir.Node(op, inputs, ir.FrozenAttrs(attrs), outs,
+                       src if src is not None else source_info.user_location())
+        self.nodes.append(node)
+        for o in outs:
+            self.owned.add(o.id)
+        return outs[:-1] if op.stateful else outs
+
+    def bind(self, op, operands, attrs):
+        """Record ``op(*operands, **attrs)``; return symbolic tensor(s)."""
+        from graphc.tracer.tensor import _symbolic
+
+        values = [self.value_of(o) for o in operands]
+        attrs = {k: freeze(v) for k, v in attrs.items()}
+        try:
+            avals = op.infer(*[v.aval for v in values], **attrs)
+        except (ValueError, IndexError, TypeError) as e:
+            shapes = ", ".join(str(v.aval) for v in values)
+            kind = TypeError if isinstance(e, TypeError) else InvalidArgumentError
+            raise kind(f"{op.name}({shapes}): {e}{source_info.where()}") from None
+        single = isinstance(avals, ir.Aval)
+        outs = self.add_node(op, values, attrs, (avals,) if single else tuple(avals))
+        if single and not op.multiple_results:
+            return _symbolic(outs[0])
+        return [_symbolic(o) for o in outs]
+
+    def finish(self, outputs) -> ir.Graph:
+        return ir.Graph(self.inputs, self.nodes, outputs, name=self.name,
+                        token_in=self.token_in, token_out=self.token)
+
+
+def freeze(value):
+    """Make an attr value hashable: lists become tuples, dtypes stay dtypes."""
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return ir.ConstArray(value)
+    if isinstance(value, dict):
+        return ir.FrozenAttrs({k: freeze(v) for k, v in value.items()})
+    return value
