@@ -119,14 +119,19 @@ def _decode(key, arrays):
     return tuple(out)
 
 
-_static_key = functools.lru_cache(maxsize=1024)(lambda key: _decode(key, ()))
+@functools.lru_cache(maxsize=1024)
+def _static_key(key):
+    out = _decode(key, ())
+    # A trailing ``...`` makes NumPy return a 0-d array instead of a scalar, which saves
+    # the scalar-to-array conversion; after every other entry it changes nothing.
+    return out if _ELLIPSIS in key else out + (Ellipsis,)
 
 
 def _getitem_ref(x, *arrays, key):
     if arrays:
         return x[_decode(key, arrays)]
-    if len(key) == 1 and key[0][0] == "int":
-        return x[key[0][1]]
+    if len(key) == 1 and key[0][0] == "int":  # t[i] in a loop
+        return x[key[0][1], ...]
     return x[_static_key(key)]
 
 
@@ -234,8 +239,10 @@ def getitem(tensor, key):
     """``tensor[key]`` with NumPy's indexing rules (``Tensor.__getitem__`` calls this).
 
     >>> t = gc.Tensor(np.arange(24).reshape(2, 3, 4))
-    >>> t[1, ::-1, [0, 2]].shape
-    (3, 2)
+    >>> t[:, ::-1, [0, 2]].shape
+    (2, 3, 2)
+    >>> t[t > 20].shape  # eager: the mask's count is known
+    (3,)
     """
     entries, inputs = _encode(key)
     return bind(GETITEM, tensor, *inputs, key=entries)

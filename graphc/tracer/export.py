@@ -241,12 +241,28 @@ def _dot_body(graph: Graph, lines: list, prefix: str, indent: str, seen: dict) -
             style = " [style=dashed]" if control else ""
             lines.append(f"{indent}{_q(prefix + dep)} -> {_q(prefix + name)}{style};")
     for node in graph.nodes:
-        for sub in node.subgraphs():
+        for sub in _subgraphs(node):
             if id(sub) in seen:
                 continue
             # Cluster-local node ids get a unique prefix so two bodies never share a node.
-            seen[id(sub)] = sub_prefix = f"{prefix}{sub.name}_{len(seen)}/"
-            lines.append(f"{indent}subgraph {_q('cluster_' + sub_prefix)} {{")
+            name, n = sub.name, 0
+            while name in seen.values():
+                n += 1
+                name = f"{sub.name}_{n}"
+            seen[id(sub)] = name
+            lines.append(f"{indent}subgraph {_q('cluster_' + name)} {{")
             lines.append(f"{indent}  label={_q(sub.name)};")
-            _dot_body(sub, lines, sub_prefix, indent + "  ", seen)
+            _dot_body(sub, lines, name + "/", indent + "  ", seen)
             lines.append(f"{indent}}}")
+
+
+def _subgraphs(node) -> list:
+    """The node's subgraphs in sorted attr order, the order the printer shows them in."""
+    out = []
+    for key in sorted(node.attrs or {}):
+        value = node.attrs[key]
+        if isinstance(value, Graph):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, Graph))
+    return out

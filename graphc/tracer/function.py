@@ -70,6 +70,7 @@ class Function:
             self._check_signature_arity()
         _all_functions.add(self)
         functools.update_wrapper(self, python_function, updated=())
+        self.__name__ = name or getattr(python_function, "__name__", "function")
 
     # ---------------------------------------------------------------------- methods
     def __get__(self, instance, owner=None):
@@ -189,7 +190,7 @@ class Function:
             return []
         names = [p.name for p in self._params]
         best = None
-        for old in self._cache:
+        for old in reversed(self._cache):  # ties go to the most recently used trace
             reasons = diff_keys(names, old, key)
             if best is None or len(reasons) < len(best):
                 best = reasons

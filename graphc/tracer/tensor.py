@@ -288,11 +288,18 @@ def _to_numpy(obj):
 
 def symbolic_message(t: Tensor, what: str) -> str:
     """The SymbolicTensorError text for asking a traced tensor for its value via ``what``."""
+    from graphc.tracer import trace
+
     where = source_info.where()
+    origin = ""
+    if t._sym is not None and trace.active():
+        args = trace.current().source_arguments(t._sym)
+        if args:
+            origin = f", computed from argument {', '.join(repr(a) for a in args)}"
     return (
         f"{what} needs a concrete value, but this tensor (shape={t.shape}, "
-        f"dtype={t.dtype.name}) is symbolic: its value is unknown while gc.function traces"
-        f"{where}. Use graphc ops on it instead; to run NumPy or Python code on the value "
+        f"dtype={t.dtype.name}{origin}) is symbolic: its value is unknown while gc.function "
+        f"traces{where}. Use graphc ops on it instead; to run NumPy or Python code on the value "
         f"at run time, use gc.numpy_function or gc.py_function; to print it, gc.print; to "
         f"debug step by step, gc.run_functions_eagerly(True)."
     )

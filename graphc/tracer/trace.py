@@ -37,6 +37,7 @@ class TraceContext:
         self.token = self.token_in
         self.owned.add(self.token_in.id)
         self.parent: TraceContext | None = None
+        self.input_names: dict[int, str] = {}  # input value id -> argument name
 
     # -- context management
     def __enter__(self):
@@ -102,6 +103,23 @@ class TraceContext:
         (v,) = self.add_node(get("const"), (), {"value": ir.ConstArray(array)},
                              (ir.Aval(array.shape, array.dtype),))
         return v
+
+    def source_arguments(self, v: ir.Value) -> list[str]:
+        """Names of the function arguments that value ``v`` was computed from."""
+        names = getattr(self, "input_names", {})
+        producer = {o.id: n for n in self.nodes for o in n.outputs}
+        seen, stack, found = set(), [v], []
+        while stack:
+            cur = stack.pop()
+            if cur.id in seen:
+                continue
+            seen.add(cur.id)
+            if cur.id in names and names[cur.id] not in found:
+                found.append(names[cur.id])
+            node = producer.get(cur.id)
+            if node is not None:
+                stack.extend(node.inputs)
+        return found
 
     # -- nodes
     def add_node(self, op, inputs, attrs, avals, src=None) -> tuple:
