@@ -12,6 +12,9 @@ parts of the key (index arrays, masks, traced scalars) become those inputs, so a
 can index with values it only knows at run time. ``ref`` rebuilds the NumPy key and runs
 ``x[key]``; ``infer`` applies NumPy's rules to avals. A boolean mask always yields a
 ``None`` dim in a graph, even a constant one: its count is data.
+
+(Over ~400 lines: NumPy's indexing rules take half of it; the gather/scatter ops share
+its index checks. ``tensor_scatter_nd_update`` and ``argwhere`` could move out if it grows.)
 """
 
 from __future__ import annotations
@@ -151,48 +154,44 @@ def _slice_len(d, start, stop, step):
     return 0 if (stop <= start if step > 0 else stop >= start) else None
 
 
+def _expand(key, idx, ndim):
+    """``(key, advanced)``: ``...`` (or the implicit trailing one) spelled out as full
+    slices, and whether the key has an advanced (array, mask or bool) index."""
+    used, advanced = 0, False
+    for e in key:
+        if e[0] == "array":
+            a = idx[e[1]]
+            if a.dtype.kind not in "iub":
+                raise TypeError(f"{_VALID}; got a {a.dtype} index")
+            mask = a.dtype.kind == "b"
+            used += len(a.shape) if mask else 1
+            advanced |= mask or len(a.shape) > 0
+        else:
+            used += e[0] == "int" or e[0] == "slice"
+            advanced |= e[0] == "bool"
+    if key.count(_ELLIPSIS) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor: tensor is {ndim}-dimensional, but "
+                         f"{used} were indexed")
+    at = key.index(_ELLIPSIS) + 1 if _ELLIPSIS in key else len(key)
+    return key[:at] + (_FULL,) * (ndim - used) + key[at:], advanced
+
+
 def _getitem_infer(x, *idx, key):
     shape = x.shape
     if shape is None or any(a.shape is None for a in idx):
         return Aval(None, x.dtype)
-    used, n_ellipsis, advanced = 0, 0, False
-    for e in key:
-        tag = e[0]
-        if tag == "array":
-            a = idx[e[1]]
-            if a.dtype.kind not in "iub":
-                raise TypeError(f"{_VALID}; got a {a.dtype} index")
-            used += len(a.shape) if a.dtype.kind == "b" else 1
-            advanced |= a.dtype.kind == "b" or len(a.shape) > 0
-        elif tag == "bool":
-            advanced = True
-        elif tag != "newaxis":
-            n_ellipsis += tag == "ellipsis"
-            used += tag != "ellipsis"
-    if n_ellipsis > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if used > len(shape):
-        raise IndexError(f"too many indices for tensor: tensor is {len(shape)}-dimensional, "
-                         f"but {used} were indexed")
-    fill = (_FULL,) * (len(shape) - used)
-    if n_ellipsis:
-        at = key.index(_ELLIPSIS) + 1
-        key = key[:at] + fill + key[at:]
-    else:
-        key = key + fill
-    out, adv_shapes, adv_at, adv_entries = [], [], None, []
-    dim = 0
+    key, advanced = _expand(key, idx, len(shape))
+    out, adv, dim = [], [], 0  # adv: (position in key, position in out, index shape)
     for i, e in enumerate(key):
         tag = e[0]
-        if tag == "newaxis":
-            out.append(1)
+        if tag == "newaxis" or tag == "slice":
+            out.append(1 if tag == "newaxis" else _slice_len(shape[dim], *e[1:]))
+            dim += tag == "slice"
             continue
         if tag == "ellipsis":
-            continue  # still separates advanced indices, as in NumPy
-        if tag == "slice":
-            out.append(_slice_len(shape[dim], *e[1:]))
-            dim += 1
-            continue
+            continue  # it still separates advanced indices, as in NumPy
         a = idx[e[1]] if tag == "array" else None
         if tag == "int":
             d = shape[dim]
@@ -202,33 +201,28 @@ def _getitem_infer(x, *idx, key):
         elif tag == "bool":
             ishape = (int(e[1]),)
         elif a.dtype.kind == "b":
-            m = len(a.shape)
-            for j, (got, want) in enumerate(zip(a.shape, shape[dim:dim + m])):
+            for j, (got, want) in enumerate(zip(a.shape, shape[dim:])):
                 if got is not None and want is not None and got != want:
                     raise IndexError(
                         f"boolean index did not match indexed tensor along axis {dim + j}; "
                         f"size of axis is {want} but size of corresponding boolean axis "
                         f"is {got}")
-            ishape, dim = (None,), dim + m
+            ishape, dim = (None,), dim + len(a.shape)  # the count is data
         else:
             ishape, dim = a.shape, dim + 1
-        if not advanced:  # a scalar index (static int or traced 0-d) drops its dim
-            continue
-        if adv_at is None:
-            adv_at = len(out)
-        adv_shapes.append(ishape)
-        adv_entries.append(i)
-    if adv_shapes:
-        try:
-            bshape = broadcast_shapes(*adv_shapes)
-        except ValueError:
-            raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
-                             f"with shapes {adv_shapes}") from None
-        if adv_entries[-1] - adv_entries[0] == len(adv_entries) - 1:
-            out[adv_at:adv_at] = bshape
-        else:  # separated advanced indices: NumPy puts their dims first
-            out = list(bshape) + out
-    return Aval(tuple(out), x.dtype)
+        if advanced:  # otherwise a scalar index (static int or traced 0-d) drops its dim
+            adv.append((i, len(out), ishape))
+    if not adv:
+        return Aval(out, x.dtype)
+    try:
+        bshape = broadcast_shapes(*[s for _, _, s in adv])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         f"with shapes {[s for _, _, s in adv]}") from None
+    if adv[-1][0] - adv[0][0] == len(adv) - 1:  # adjacent: the new dims stay in place
+        at = adv[0][1]
+        return Aval(out[:at] + list(bshape) + out[at:], x.dtype)
+    return Aval(list(bshape) + out, x.dtype)  # separated: NumPy puts them first
 
 
 GETITEM = register(OpDef(name="getitem", infer=_getitem_infer, ref=_getitem_ref,
@@ -416,7 +410,7 @@ def _scatter_infer(tensor, indices, updates):
 def _scatter_ref(tensor, indices, updates):
     _scatter_check(tensor, indices, updates)
     k = indices.shape[-1]
-    idx = indices.reshape(-1, k)
+    idx = indices.reshape(int(np.prod(indices.shape[:-1])), k)
     bad = ((idx < 0) | (idx >= np.asarray(tensor.shape[:k], dtype=np.int64))).any(axis=1)
     if bad.any():
         row = int(np.argmax(bad))
@@ -485,9 +479,7 @@ def nonzero(a):
     """
     coords = argwhere(a)
     ndim = coords.shape[1]
-    if ndim is None:
-        raise ValueError(f"nonzero needs a tensor of known rank{source_info.where()}")
-    if ndim == 0:
-        raise ValueError("calling nonzero on 0-d tensors is not allowed; use "
-                         f"gnp.atleast_1d(a) or argwhere{source_info.where()}")
+    if not ndim:  # NumPy 2 refuses 0-d input; unknown rank has no tuple length
+        raise ValueError("nonzero needs a tensor of known rank >= 1 (not 0-d); use "
+                         f"argwhere{source_info.where()}")
     return tuple(coords[:, i] for i in range(ndim))

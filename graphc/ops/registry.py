@@ -24,6 +24,8 @@ from graphc.tracer import source_info, trace
 from graphc.tracer.tensor import Tensor, _eager
 
 _REGISTRY: dict[str, "OpDef"] = {}
+_trace_stack = trace._stack  # the live list: ``if _trace_stack`` is the cheapest test
+_state = config.state
 
 ALL = "all"
 
@@ -94,39 +96,65 @@ def _operands(op: OpDef, args) -> list:
             arr = a._np
             out.append(a if arr is None else arr)
             if weak and (weak == ALL or i in weak):
-                (strong := strong or []).append(a.dtype)
+                if strong is None:
+                    strong = [a.dtype]
+                else:
+                    strong.append(a.dtype)
         elif t in PYTHON_SCALARS and weak and (weak == ALL or i in weak):
-            (weak_at := weak_at or []).append(i)
+            if weak_at is None:
+                weak_at = [i]
+            else:
+                weak_at.append(i)
             out.append(a)
         else:
-            if t is not np.ndarray:
-                arr = _to_array(a, op)
-            else:
-                arr = a
+            arr = a if t is np.ndarray else _to_array(a, op)
             out.append(arr)
             if weak and (weak == ALL or i in weak):
-                (strong := strong or []).append(arr.dtype)
-    if weak_at:
+                if strong is None:
+                    strong = [arr.dtype]
+                else:
+                    strong.append(arr.dtype)
+    if weak_at is not None:
         for i in weak_at:
-            value = out[i]
-            if strong:
-                dtype = np.result_type(*strong, value)
-                out[i] = _scalar_array(value, dtype, op)
-            else:
-                out[i] = numpy_literal(value)
-    elif strong and len(strong) > 1 and config.state.dtype_promotion == "strict":
+            out[i] = _weak_array(out[i], strong, op)
+    elif strong is not None and len(strong) > 1 and config.state.dtype_promotion == "strict":
         check_strict(op.name, strong)
     return out
 
 
-def _scalar_array(value, dtype, op):
-    try:
-        return np.asarray(value, dtype=dtype)
-    except OverflowError:
-        raise InvalidArgumentError(
-            f"{op.name}: Python number {value!r} does not fit the tensor dtype {dtype} "
-            f"it is combined with{source_info.where()}; cast the tensor to a wider dtype first"
-        ) from None
+# Caches for weak scalars: NEP 50 makes a weak scalar's dtype depend only on its Python
+# type and the tensors' dtypes, so both the dtype and the 0-d array for a value can be
+# reused (NumPy's own handling of Python scalars costs ~1.5 us per call here).
+_WEAK_DTYPES: dict = {}
+_WEAK_ARRAYS: dict = {}
+_WEAK_ARRAYS_MAX = 4096
+
+
+def _weak_array(value, strong, op) -> np.ndarray:
+    t = type(value)
+    if strong is None:
+        return numpy_literal(value)
+    key = (t, *strong)
+    dtype = _WEAK_DTYPES.get(key)
+    if dtype is None:
+        dtype = _WEAK_DTYPES[key] = np.result_type(*strong, t(0))
+    # keyed by the single strong dtype when there is one, so the fast path in ``bind``
+    # (which knows only the tensor's dtype) finds it
+    akey = (strong[0] if len(strong) == 1 else dtype, t, value)
+    arr = _WEAK_ARRAYS.get(akey)
+    if arr is None:
+        try:
+            arr = np.asarray(value, dtype=dtype)
+        except OverflowError:
+            raise InvalidArgumentError(
+                f"{op.name}: Python number {value!r} does not fit the tensor dtype {dtype} "
+                f"it is combined with{source_info.where()}; cast the tensor to a wider dtype "
+                "first") from None
+        arr.flags.writeable = False
+        if len(_WEAK_ARRAYS) >= _WEAK_ARRAYS_MAX:
+            _WEAK_ARRAYS.clear()
+        _WEAK_ARRAYS[akey] = arr
+    return arr
 
 
 def _to_array(value, op):
@@ -144,18 +172,47 @@ def _to_array(value, op):
 # --------------------------------------------------------------------------- bind
 def bind(op: OpDef, *args, **attrs):
     """Apply ``op``: run it now on eager inputs, or record it in the graph being traced."""
-    if trace.active():
-        return trace.current().bind(op, _operands(op, args), attrs)
-    arrays = _operands(op, args)
-    for a in arrays:
-        if type(a) is Tensor:
-            raise SymbolicTensorError(
-                f"{op.name}: a traced tensor was used outside the gc.function that traced "
-                f"it{source_info.where()}; return it from the function instead of storing it"
-            )
+    if _trace_stack:
+        return _trace_stack[-1].bind(op, _operands(op, args), attrs)
+    # Fast path for the commonest eager call: one or two eager tensors, no promotion
+    # check needed (a mixed-dtype pair under strict promotion takes the full path).
+    n = len(args)
+    arrays = None
+    if n == 1:
+        a = args[0]
+        if type(a) is Tensor and a._np is not None:
+            arrays = (a._np,)
+    elif n == 2:
+        a, b = args
+        ta, tb = type(a), type(b)
+        if ta is Tensor and tb is Tensor:
+            x, y = a._np, b._np
+            if x is not None and y is not None and (
+                    x.dtype == y.dtype or _state.dtype_promotion != "strict"):
+                arrays = (x, y)
+        elif op.weak is ALL:
+            # tensor op Python number (either order): the cached weak 0-d array
+            if ta is Tensor and (tb is float or tb is int) and a._np is not None:
+                x = a._np
+                y = _WEAK_ARRAYS.get((x.dtype, tb, b))
+                if y is not None:
+                    arrays = (x, y)
+            elif tb is Tensor and (ta is float or ta is int) and b._np is not None:
+                y = b._np
+                x = _WEAK_ARRAYS.get((y.dtype, ta, a))
+                if x is not None:
+                    arrays = (x, y)
+    if arrays is None:
+        arrays = _operands(op, args)
     try:
         out = op.ref(*arrays, **attrs)
     except Exception as e:  # noqa: BLE001 - re-raised with the op and user line attached
+        for a in arrays:
+            if type(a) is Tensor:
+                raise SymbolicTensorError(
+                    f"{op.name}: a traced tensor was used outside the gc.function that "
+                    f"traced it{source_info.where()}; return it from the function instead "
+                    "of storing it") from None
         raise kernel_error(op, e, arrays, source_info.where()) from None
     if op.multiple_results:
         return [_eager(o) for o in out]

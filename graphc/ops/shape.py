@@ -168,8 +168,11 @@ SPLIT = register(OpDef(name="split", infer=_split_infer, ref=_split_ref,
 
 
 def _broadcast_to_infer(x, shape):
-    out = broadcast_shapes(x.shape, shape)
-    if out != tuple(shape):
+    # Checked dim by dim rather than with broadcast_shapes: an unknown input dim may turn
+    # out to be 1 or the target dim, so it is compatible with any target, even a 1.
+    ok = len(x.shape) <= len(shape) and all(
+        d is None or d == 1 or d == t for d, t in zip(x.shape[::-1], shape[::-1]))
+    if not ok:
         raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
     return Aval(shape, x.dtype)
 

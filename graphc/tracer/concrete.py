@@ -83,6 +83,9 @@ class ConcreteFunction:
         self._flat_inputs = all(_is_tensor_leaf(s) for s in structured)
         self._optimized = None
         self.pass_report = []
+        self._single = (len(out_template) == 1 and out_treedef is None
+                        and out_template[0] is None)
+        self._executor = None  # arrays -> arrays, built on first call
 
     # ---------------------------------------------------------------- inspection
     @property
@@ -155,19 +158,25 @@ class ConcreteFunction:
                 leaves, _ = nest.flatten(a)
                 arrays.extend(x._np if type(x) is Tensor else x
                               for x in leaves if _is_tensor_leaf(x))
-        outs = self._run(arrays)
+        executor = self._executor or self._build_executor()
+        outs = executor(arrays)
+        if self._single:
+            return _eager(outs[0])
         return self._wrap_outputs(outs)
 
-    def _run(self, arrays):
+    def _build_executor(self):
         from graphc.runtime.interpreter import run_graph
 
-        return run_graph(self.optimized_graph, arrays)
+        graph = self.optimized_graph
+
+        def execute(arrays):
+            return run_graph(graph, arrays)
+
+        self._executor = execute
+        return execute
 
     def _wrap_outputs(self, outs):
-        template = self._out_template
-        if len(template) == 1 and self._out_treedef is None and template[0] is None:
-            return _eager(outs[0])
-        leaves = list(template)
+        leaves = list(self._out_template)
         for slot, arr in zip(self._tensor_slots, outs):
             leaves[slot] = _eager(arr)
         return nest.unflatten(self._out_treedef, leaves)

@@ -104,10 +104,9 @@ class _Names:
         return out
 
     def ref(self, v, control: bool = False) -> str:
+        """The TensorFlow-style reference to value ``v``: ``name``, ``name:1`` or ``^name``."""
         name, index = self.where.get(v.id, (f"?{v.id}", 0))
-        if control:
-            return "^" + name
-        return name if index == 0 else f"{name}:{index}"
+        return _ref(name, index, control)
 
 
 def _ref(name: str, index: int, control: bool) -> str:

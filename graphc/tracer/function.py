@@ -18,9 +18,9 @@ from graphc.errors import RetracingWarning
 from graphc.tracer import nest, source_info, trace
 from graphc.tracer.concrete import ConcreteFunction, trace_concrete
 from graphc.tracer.signature import (
-    TensorKey,
     TensorSpec,
     diff_keys,
+    is_tensor_key,
     shape_compatible,
     structure_key,
 )
@@ -31,6 +31,8 @@ RETRACE_WINDOW = 10  # calls looked at for the retracing warning
 RETRACE_LIMIT = 5  # traces within the window that trigger it
 
 _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
+_state = config.state
+_trace_stack = trace._stack
 
 
 class Function:
@@ -101,12 +103,14 @@ class Function:
         return fn
 
     def __call__(self, *args, **kwargs):
-        if config.state.run_functions_eagerly:
+        if _state.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
-        if trace.active():
+        if _trace_stack:
             return self._converted()(*args, **kwargs)
-        flat_args = self._bind(args, kwargs)
-        key = tuple(map(structure_key, flat_args))
+        if kwargs or not self._simple or len(args) != len(self._params):
+            args = self._bind(args, kwargs)
+        flat_args = args
+        key = tuple([structure_key(a) for a in args])
         last = self._last
         if last is not None and last[0] == key:
             concrete = last[1]
@@ -325,8 +329,8 @@ def _mismatch(name, spec, given):
 
 
 def _key_matches(pattern, key) -> bool:
-    if isinstance(pattern, TensorKey):
-        return (isinstance(key, TensorKey) and pattern[0] == key[0]
+    if is_tensor_key(pattern):
+        return (is_tensor_key(key) and pattern[0] == key[0]
                 and shape_compatible(pattern[1], key[1]))
     if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
         return all(_key_matches(p, k) for p, k in zip(pattern, key))
@@ -335,12 +339,12 @@ def _key_matches(pattern, key) -> bool:
 
 def _generalize(old, new):
     """A pattern covering both keys if they differ only in tensor dims (same ranks)."""
-    if isinstance(old, TensorKey) or isinstance(new, TensorKey):
-        if not (isinstance(old, TensorKey) and isinstance(new, TensorKey)):
+    if is_tensor_key(old) or is_tensor_key(new):
+        if not (is_tensor_key(old) and is_tensor_key(new)):
             return None
         if old[0] != new[0] or len(old[1]) != len(new[1]):
             return None
-        return TensorKey((old[0], tuple(a if a == b else None
+        return ((old[0], tuple(a if a == b else None
                                         for a, b in zip(old[1], new[1]))))
     if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
         parts = [_generalize(a, b) for a, b in zip(old, new)]
@@ -356,7 +360,7 @@ def _specs_from_pattern(pattern):
     raise_if = None  # patterns only cover flat tensor/Python args (nested: no relaxing)
     out = []
     for part in pattern:
-        if isinstance(part, TensorKey):
+        if is_tensor_key(part):
             out.append(TensorSpec(part[1], part[0]))
         elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
                 part[0] in (int, float, bool, str, complex, type(None))):

@@ -63,32 +63,33 @@ def shape_compatible(spec_shape, shape) -> bool:
     return all(a is None or a == b for a, b in zip(spec_shape, shape))
 
 
-class TensorKey(tuple):
-    """Key of a tensor leaf: ``(dtype, shape)``."""
+def is_tensor_key(key) -> bool:
+    """Tensor leaves key as a plain ``(dtype, shape)`` tuple (cheap to build and compare);
+    Python values key as ``(type, value)``, never with a dtype first."""
+    return type(key) is tuple and len(key) == 2 and isinstance(key[0], np.dtype)
 
-    __slots__ = ()
 
-    def describe(self):
-        dtype, shape = self
-        return f"{dtype.name}[{', '.join('?' if d is None else str(d) for d in shape)}]"
+def describe_tensor_key(key) -> str:
+    dtype, shape = key
+    return f"{dtype.name}[{', '.join('?' if d is None else str(d) for d in shape)}]"
 
 
 def leaf_key(x):
     """The trace-key component of one leaf value."""
     t = type(x)
     if t is Tensor or t is np.ndarray:
-        return TensorKey((x.dtype, x.shape))
+        return (x.dtype, x.shape)
     if t in (int, float, bool, str, complex) or x is None:
         return (t, x)
     if isinstance(x, TensorSpec):
-        return TensorKey((x.dtype, x.shape))
+        return (x.dtype, x.shape)
     key = getattr(x, "_graphc_trace_key", None)
     if key is not None:
         return key()
     if isinstance(x, enum.Enum | np.generic):
         return (t, x)
     if isinstance(x, Tensor):
-        return TensorKey((x.dtype, x.shape))
+        return (x.dtype, x.shape)
     try:
         hash(x)
     except TypeError:
@@ -99,8 +100,13 @@ def leaf_key(x):
 def structure_key(x):
     """Key of an argument, recursing into containers."""
     t = type(x)
-    if t is Tensor or t is np.ndarray:
-        return TensorKey((x.dtype, x.shape))
+    if t is Tensor:
+        a = x._np
+        if a is not None:
+            return (a.dtype, a.shape)
+        return (x.dtype, x.shape)
+    if t is np.ndarray:
+        return (x.dtype, x.shape)
     if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, "_fields")):
         return (t, tuple(structure_key(v) for v in x))
     if t is dict:
@@ -113,8 +119,8 @@ def structure_key(x):
 
 def describe_key(key) -> str:
     """Readable text for a key component, e.g. ``float32[4]`` or ``Python int 3``."""
-    if isinstance(key, TensorKey):
-        return key.describe()
+    if is_tensor_key(key):
+        return describe_tensor_key(key)
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type) and (
         key[0] in (int, float, bool, str, complex, type(None)) or issubclass(key[0], enum.Enum)
     ):
@@ -137,8 +143,8 @@ def diff_keys(names, old, new) -> list[str]:
 
 
 def _first_difference(a, b, path):
-    if (isinstance(a, tuple) and isinstance(b, tuple) and not isinstance(a, TensorKey)
-            and not isinstance(b, TensorKey) and len(a) == 2 and len(b) == 2
+    if (isinstance(a, tuple) and isinstance(b, tuple) and not is_tensor_key(a)
+            and not is_tensor_key(b) and len(a) == 2 and len(b) == 2
             and a[0] is b[0] and isinstance(a[0], type)
             and a[0] in (list, tuple, dict) and len(a[1]) == len(b[1])):
         for i, (x, y) in enumerate(zip(a[1], b[1])):

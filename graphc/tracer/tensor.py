@@ -330,12 +330,12 @@ def _install_operators():
     def binary(op, reflected=False):
         if reflected:
             def method(self, other):
-                if not isinstance(other, _OPERAND_TYPES) and type(other) is not Tensor:
+                if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
                     return NotImplemented
                 return bind(op, other, self)
         else:
             def method(self, other):
-                if not isinstance(other, _OPERAND_TYPES) and type(other) is not Tensor:
+                if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
                     return NotImplemented
                 return bind(op, self, other)
         return method

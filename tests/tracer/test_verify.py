@@ -115,7 +115,8 @@ def test_token_out_of_order():
 
 def test_token_out_must_be_last_effect():
     g = effect_graph()
-    with pytest.raises(VerificationError, match="token_out is !t1 but the last effect produced !t2"):
+    with pytest.raises(VerificationError,
+                       match="token_out is !t1 but the last effect produced !t2"):
         verify(rebuilt(g, token_out=g.nodes[0].outputs[-1]))
 
 

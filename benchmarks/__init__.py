@@ -1,0 +1,10 @@
+"""graphc benchmarks: plain-text tables of graphc next to NumPy, measured in one run.
+
+``python -m benchmarks [TABLE ...] [--quick]``; see ``benchmarks/README.md``. Each table
+module has ``run(settings) -> str``; ``TABLES`` maps table names to those modules.
+"""
+
+TABLES = {
+    "eager": "benchmarks.bench_eager",
+    "function": "benchmarks.bench_function",
+}
