@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from time import perf_counter
 
@@ -11,7 +12,17 @@ from benchmarks import TABLES
 from benchmarks.runner import Settings, fmt_time, machine_header
 
 
+def _one_blas_thread():
+    """One BLAS thread unless the caller set one: on a small or shared machine a
+    multi-threaded OpenBLAS matmul swings between ~1 ms and ~15 ms from batch to batch,
+    drowning what these tables measure. Effective only before NumPy is imported."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
 def main(argv=None) -> int:
+    if "numpy" not in sys.modules:
+        _one_blas_thread()
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="Time graphc next to NumPy and print one plain-text table per benchmark.")

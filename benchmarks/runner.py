@@ -29,11 +29,11 @@ class Settings:
 
     @property
     def batch_ns(self) -> int:
-        return 2_000_000 if self.quick else 20_000_000
+        return 5_000_000 if self.quick else 10_000_000
 
     @property
     def batches(self) -> int:
-        return 3 if self.quick else 9
+        return 3 if self.quick else 15
 
 
 def _batch(fn, args, loops: int) -> int:
@@ -105,7 +105,7 @@ def render_table(title: str, header: list[str], rows: list[list[str]],
 
     def line(cells):
         parts = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths))]
+                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
         return " | ".join(parts).rstrip()
 
     rule = "-+-".join("-" * w for w in widths)
@@ -142,8 +142,9 @@ def machine_header(settings: Settings) -> str:
         pass
     extras = "".join(f", {k} {m.__version__}" for k, m in optional_frameworks().items())
     mode = "quick (smoke run, noisy)" if settings.quick else "full"
+    blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     return (f"graphc {graphc.__version__} | python {platform.python_version()} | "
             f"numpy {np.__version__}{extras} | {os.cpu_count()} CPUs ({cpu}) | "
-            f"{platform.system()} {platform.machine()} | mode: {mode} | "
+            f"BLAS threads {blas} | {platform.system()} {platform.machine()} | mode: {mode} | "
             f"median of {settings.batches} batches of ~{fmt_time(settings.batch_ns)}"
             + ("" if sys.flags.optimize == 0 else " | python -O"))

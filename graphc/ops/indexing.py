@@ -292,8 +292,9 @@ def _along_infer(arr, indices, axis):
         raise ValueError(f"indices (rank {len(indices.shape)}) and arr (rank "
                          f"{len(arr.shape)}) must have the same rank")
     ax = normalize_axis(axis, len(arr.shape))
-    out = [broadcast_shapes((d,), (i,))[0] for d, i in zip(arr.shape, indices.shape)]
-    out[ax] = indices.shape[ax]
+    # Other axes broadcast; the indexed one takes the indices' length.
+    out = [i if k == ax else broadcast_shapes((d,), (i,))[0]
+           for k, (d, i) in enumerate(zip(arr.shape, indices.shape))]
     return Aval(out, arr.dtype)
 
 
@@ -375,7 +376,9 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     array([[5, 6],
            [1, 2]], dtype=int32)
     """
-    return bind(GATHER, params, indices, axis=axis, batch_dims=batch_dims)
+    # Spell out the default so equal gathers get equal attrs (one CSE/kernel key).
+    return bind(GATHER, params, indices, axis=batch_dims if axis is None else axis,
+                batch_dims=batch_dims)
 
 
 # --------------------------------------------------------------------------- scatter

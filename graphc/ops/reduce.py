@@ -27,6 +27,8 @@ def _reduction(name, fn, extra=()):
 
     def infer(x, axis=None, keepdims=False, **kw):
         shape = _reduced_shape(x.shape, axis, keepdims)
+        # ddof does not change the dtype; probing one element with ddof=1 would warn.
+        kw.pop("ddof", None)
         return Aval(shape, probe_dtype(ref, [x], keepdims=keepdims, **kw))
 
     return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",

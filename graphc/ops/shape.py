@@ -156,10 +156,11 @@ def _split_infer(x, indices_or_sections, axis=0):
         if n is not None and (k <= 0 or n % k):
             raise ValueError(f"array split does not result in an equal division: {n} into {k}")
         sizes = [None if n is None else n // k] * k
+    elif n is None:  # every part is clipped to the unknown dim, so none has a known size
+        sizes = [None] * (len(indices_or_sections) + 1)
     else:
         bounds = [0, *indices_or_sections, n]
-        sizes = [None if (b is None or a is None) else builtins.max(0, builtins.min(b, n or b)
-                 - builtins.min(a, n or a)) for a, b in zip(bounds, bounds[1:])]
+        sizes = [len(range(n)[a:b]) for a, b in zip(bounds, bounds[1:])]
     return tuple(Aval(x.shape[:axis] + (s,) + x.shape[axis + 1:], x.dtype) for s in sizes)
 
 

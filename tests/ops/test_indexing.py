@@ -250,6 +250,13 @@ def test_take_along_axis(axis):
     np.testing.assert_array_equal(_run_node(node, feeds), want)
 
 
+def test_take_along_axis_indexed_axis_takes_indices_length():
+    out, node, feeds = _trace(lambda ctx, feeds, a, i: ix.take_along_axis(a, i, 0),
+                              np.arange(3), np.array([2, 0]))
+    assert out.shape == (2,)
+    np.testing.assert_array_equal(_run_node(node, feeds), [2, 0])
+
+
 def test_take_along_axis_out_of_range():
     with pytest.raises(InvalidArgumentError, match="take_along_axis"):
         ix.take_along_axis(gc.Tensor(X), np.full((2, 3, 1), 9), axis=2)

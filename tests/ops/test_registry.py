@@ -264,7 +264,9 @@ SAMPLES["random_uniform"] = [s(shape=(2, 3), dtype=F32, low=0, high=1, seed=None
 SAMPLES["random_normal"] = [s(shape=(2, 3), dtype=F32, loc=0.0, scale=1.0, seed=None),
                             s(shape=(), dtype=F64, loc=1.0, scale=2.0, seed=3),
                             s(shape=(4,), dtype=F64, loc=0.0, scale=0.5, seed=None),
-                            s(shape=(1, 2), dtype=F32, loc=-1.0, scale=1.0, seed=2)]
+                            s(shape=(1, 2), dtype=F32, loc=-1.0, scale=1.0, seed=2),
+                            s(shape=(3,), dtype=np.dtype("float16"), loc=0.0, scale=1.0,
+                              seed=None)]
 
 # linear algebra
 SAMPLES["matmul"] = [s(mixed((2, 3), F32), pos((3, 4), F32)),
@@ -296,14 +298,28 @@ SAMPLES["trace"] = [s(mixed((3, 3), F32), offset=0, axis1=0, axis2=1),
                     s(mixed((3, 2), I64), offset=-1, axis1=0, axis2=1)]
 
 # indexing
-_GETITEM_KEYS: dict = {}
-
-
 def _getitem(x, key):
     """A ``getitem`` sample for ``x[key]``, encoded as ``Tensor.__getitem__`` encodes it."""
     entries, inputs = indexing._encode(key)
-    _GETITEM_KEYS[entries] = key
     return s(x, *[np.asarray(i) for i in inputs], key=entries)
+
+
+def _getitem_equiv(x, *arrays, key):
+    """Rebuild the NumPy key from the encoded entries (see graphc/ops/indexing.py)."""
+    def bound(p):
+        return arrays[p[1]] if isinstance(p, tuple) else p
+
+    items = []
+    for tag, *rest in key:
+        if tag in ("int", "bool"):
+            items.append(rest[0])
+        elif tag == "slice":
+            items.append(slice(*map(bound, rest)))
+        elif tag == "array":
+            items.append(arrays[rest[0]])
+        else:
+            items.append({"newaxis": None, "ellipsis": Ellipsis}[tag])
+    return np.asarray(x[tuple(items)])
 
 
 SAMPLES["getitem"] = [
@@ -412,7 +428,7 @@ NUMPY_EQUIV = {
     "tensordot": lambda a, b, axes=2: np.tensordot(a, b, axes),
     "einsum": lambda *ops, subscripts: np.einsum(subscripts, *ops),
     "trace": lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
-    "getitem": lambda x, *arrays, key: np.asarray(x[_GETITEM_KEYS[key]]),
+    "getitem": _getitem_equiv,
     "take": lambda a, indices, axis=None, mode="raise": np.take(a, indices, axis=axis,
                                                                 mode=mode),
     "take_along_axis": lambda arr, indices, axis: np.take_along_axis(arr, indices, axis),
@@ -444,6 +460,15 @@ DATA_DEPENDENT_DIMS = {
 # Ops that need known dims for some attrs; with unknown dims they must raise a clear error.
 NEEDS_KNOWN_DIMS = {
     "squeeze": "squeeze without axis= cannot know which unknown dims are 1",
+}
+
+
+# Known bugs in ops this file does not own: the test runs and must fail (strict xfail), so
+# it turns into a failure the moment the bug is fixed and the entry is stale.
+KNOWN_BUGS = {
+    "take_along_axis": "take_along_axis infer broadcasts the indexed axis too "
+                       "(graphc/ops/indexing.py _along_infer): arr (3,), indices (2,), axis=0 "
+                       "raises instead of giving (2,)",
 }
 
 
@@ -538,7 +563,9 @@ def _check_sample(name, op, args, attrs):
         _assert_values(w, x, f"{name} output {i} (ref vs NumPy)")
 
 
-@pytest.mark.parametrize("name", sorted(all_ops()))
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[n]))
+    if n in KNOWN_BUGS else n for n in sorted(all_ops())])
 def test_op(name):
     op = all_ops()[name]
     samples = SAMPLES.get(name)
@@ -568,13 +595,14 @@ def test_samples_cover_main_dtypes():
     for name, samples in SAMPLES.items():
         dtypes = {a.dtype for args, _ in samples for a in args}
         dtypes |= {v for _, attrs in samples for v in attrs.values() if isinstance(v, np.dtype)}
-        dtypes |= {attrs["value"].dtype for _, attrs in samples if "value" in attrs}
+        dtypes |= {attrs["value"].dtype for _, attrs in samples
+                   if isinstance(attrs.get("value"), np.ndarray)}
         assert len(samples) >= 4, name
         assert len(dtypes) >= 3, f"{name}: only {sorted(map(str, dtypes))}"
 
 
 def test_exemptions_have_reasons():
-    for table in (VALUE_UNCHECKED, DATA_DEPENDENT_DIMS, NEEDS_KNOWN_DIMS):
+    for table in (VALUE_UNCHECKED, DATA_DEPENDENT_DIMS, NEEDS_KNOWN_DIMS, KNOWN_BUGS):
         for name, reason in table.items():
             assert name in all_ops(), f"exemption for unknown op {name!r}"
             assert isinstance(reason, str) and reason.strip(), name
