@@ -12,6 +12,11 @@ class InvalidArgumentError(ValueError):
     """
 
 
+class InvalidIndexError(InvalidArgumentError, IndexError):
+    """An index was out of range (also an ``IndexError``, so NumPy-style
+    ``except IndexError`` code keeps working)."""
+
+
 class SymbolicTensorError(TypeError):
     """A traced (symbolic) tensor was asked for its concrete value.
 

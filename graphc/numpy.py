@@ -45,7 +45,7 @@ from graphc.ops.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from graphc.ops.indexing import take, take_along_axis  # noqa: F401
+from graphc.ops.indexing import argwhere, nonzero, take, take_along_axis  # noqa: F401
 from graphc.ops.linalg import (  # noqa: F401
     dot,
     einsum,

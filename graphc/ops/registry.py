@@ -19,7 +19,7 @@ import numpy as np
 
 from graphc import config
 from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
-from graphc.errors import InvalidArgumentError, SymbolicTensorError
+from graphc.errors import InvalidArgumentError, InvalidIndexError, SymbolicTensorError
 from graphc.tracer import source_info, trace
 from graphc.tracer.tensor import Tensor, _eager
 
@@ -41,6 +41,8 @@ class OpDef:
     * ``multiple_results``: ``ref`` returns a tuple/list of arrays.
     * ``elementwise``: one output element per broadcast input element; ``scalar`` is its
       per-element template for fused loops (``"({0} + {1})"``).
+    * ``ref`` must raise plain ``ValueError``/``IndexError``/``TypeError``: ``bind`` and the
+      interpreter wrap them into user-facing errors naming the op and the user's line.
     * ``kernel`` / ``cuda``: compiled implementations (filled in by the runtime issues);
       ``None`` means the op runs its NumPy ``ref`` inside compiled code.
     """
@@ -227,6 +229,8 @@ def kernel_error(op: OpDef, error: Exception, arrays, where: str) -> Exception:
         return error
     if isinstance(error, TypeError):
         return TypeError(text)
+    if isinstance(error, IndexError):
+        return InvalidIndexError(text)
     if isinstance(error, (ValueError, IndexError, ArithmeticError)):
         return InvalidArgumentError(text)
     return error
