@@ -35,7 +35,9 @@ from graphc.ops.reduce import (
     reduce_sum,
 )
 from graphc.ops.reduce import tf_argmax as argmax
-from graphc.ops.shape import concat, rank, reshape, shape, size, stack
+from graphc.ops.shape import concat, rank, shape, size
+from graphc.ops.shape import tf_reshape as reshape
+from graphc.ops.shape import tf_stack as stack
 from graphc.ops.shape import tf_transpose as transpose
 from graphc.tf_api import (
     abs,

@@ -28,6 +28,7 @@ complex128 = np.dtype("complex128")
 PYTHON_SCALARS = (bool, int, float, complex)
 
 _INT32 = np.iinfo(np.int32)
+_NON_NUMERIC = "OSUVMm"  # object, bytes, str, void, datetime, timedelta
 
 
 def as_dtype(dtype) -> np.dtype | None:
@@ -40,6 +41,35 @@ def as_dtype(dtype) -> np.dtype | None:
         raise TypeError(f"{dtype!r} is not a dtype; use e.g. gc.float32 or 'int64'") from None
 
 
+def _checked_asarray(value, dtype=None) -> np.ndarray:
+    """``np.asarray`` that explains failures instead of surfacing NumPy's internals.
+
+    Strings, objects and other non-numeric values are refused: graphc tensors hold numbers
+    and booleans only (their kernels are numeric), and NumPy would otherwise make a ``<U1``
+    or ``object`` array that fails later with a less helpful message.
+    """
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (ValueError, TypeError) as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError(
+                f"cannot convert {_short(value)} to a tensor: its nested sequences have "
+                "different lengths (a ragged list); make every row the same length"
+            ) from None
+        into = "" if dtype is None else f" of dtype {dtype}"
+        raise type(e)(f"cannot convert {_short(value)} to a tensor{into}: {e}") from None
+    if arr.dtype.kind in _NON_NUMERIC:
+        raise TypeError(
+            f"cannot convert {_short(value)} to a tensor: graphc tensors hold numbers and "
+            f"booleans, not {arr.dtype} values"
+        )
+    return arr
+
+
+def _short(value) -> str:
+    return f"{type(value).__name__} {value!r:.60}"
+
+
 def numpy_literal(value, dtype=None) -> np.ndarray:
     """Convert a Python/NumPy value to an array with NumPy's literal rules.
 
@@ -48,8 +78,8 @@ def numpy_literal(value, dtype=None) -> np.ndarray:
     """
     dtype = as_dtype(dtype)
     if dtype is not None:
-        return np.asarray(value, dtype=dtype)
-    arr = np.asarray(value)
+        return _checked_asarray(value, dtype)
+    arr = _checked_asarray(value)
     if (
         config.state.prefer_float32
         and arr.dtype == float64
@@ -67,8 +97,8 @@ def tf_literal(value, dtype=None) -> np.ndarray:
     """
     dtype = as_dtype(dtype)
     if dtype is not None:
-        return np.asarray(value, dtype=dtype)
-    arr = np.asarray(value)
+        return _checked_asarray(value, dtype)
+    arr = _checked_asarray(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return arr
     if arr.dtype == float64:

@@ -11,7 +11,7 @@ import graphc as gc
 import graphc.numpy as gnp
 
 A = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
-I = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
+IA = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
 
 
 def same(t, want):
@@ -114,7 +114,7 @@ def test_np_asarray_and_conversions():
     ("sort", (), {}), ("argsort", (), {"axis": 0}), ("trace", (), {}),
     ("astype", (np.int32,), {}), ("astype", ("float32",), {}),
 ])
-@pytest.mark.parametrize("data", [A, I], ids=["float64", "int32"])
+@pytest.mark.parametrize("data", [A, IA], ids=["float64", "int32"])
 def test_methods_match_numpy(method, args, kwargs, data):
     got = getattr(gnp.asarray(data), method)(*args, **kwargs)
     if method == "sort":  # ndarray.sort sorts in place; the tensor returns a new one
@@ -134,9 +134,9 @@ def test_more_methods():
 
 
 def test_iteration_and_len():
-    rows = list(gnp.asarray(I))
+    rows = list(gnp.asarray(IA))
     assert len(rows) == 2
-    for r, want in zip(rows, I):
+    for r, want in zip(rows, IA):
         same(r, want)
     with pytest.raises(TypeError, match="0-d"):
         len(gnp.asarray(1))

@@ -291,7 +291,7 @@ def copy(a) -> Tensor:
 
 def tf_identity(x, name=None) -> Tensor:
     """``tf.identity``."""
-    return bind(IDENTITY, x)
+    return bind(IDENTITY, convert_to_tensor(x))
 
 
 def fill(dims, value, name=None) -> Tensor:

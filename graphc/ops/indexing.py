@@ -376,6 +376,7 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     array([[5, 6],
            [1, 2]], dtype=int32)
     """
+    params, indices = _tf_literals(params), _tf_literals(indices)
     # Spell out the default so equal gathers get equal attrs (one CSE/kernel key).
     return bind(GATHER, params, indices, axis=batch_dims if axis is None else axis,
                 batch_dims=batch_dims)
@@ -446,7 +447,16 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     >>> gc.tensor_scatter_nd_update(gnp.zeros(5), [[1], [3]], [9, 10]).numpy()
     array([ 0.,  9.,  0., 10.,  0.])
     """
-    return bind(TENSOR_SCATTER_ND_UPDATE, tensor, indices, updates)
+    return bind(TENSOR_SCATTER_ND_UPDATE, _tf_literals(tensor), _tf_literals(indices), updates)
+
+
+def _tf_literals(value):
+    """TensorFlow-style names convert Python lists with TensorFlow's dtypes (int32...)."""
+    if isinstance(value, list | tuple | int | float):
+        from graphc.dtypes import tf_literal
+
+        return tf_literal(value)
+    return value
 
 
 # --------------------------------------------------------------------------- argwhere

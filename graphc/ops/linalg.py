@@ -105,7 +105,9 @@ def matmul(a, b):
 def tf_matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """``tf.matmul`` with its ``transpose_a``/``transpose_b`` flags."""
     from graphc.ops.shape import swapaxes
+    from graphc.tf_api import _tf_args
 
+    a, b = _tf_args(a, b)  # TensorFlow literal dtypes: [[1.]] is float32
     if transpose_a:
         a = swapaxes(a, -1, -2)
     if transpose_b:

@@ -165,10 +165,7 @@ def _to_array(value, op):
     try:
         return numpy_literal(value)
     except (ValueError, TypeError) as e:
-        raise TypeError(
-            f"{op.name}: cannot convert {type(value).__name__} {value!r:.60} to a tensor "
-            f"({e}){source_info.where()}"
-        ) from None
+        raise type(e)(f"{op.name}: {e}{source_info.where()}") from None
 
 
 # --------------------------------------------------------------------------- bind

@@ -294,9 +294,21 @@ def transpose(a, axes=None):
     return bind(TRANSPOSE, a, axes=None if axes is None else tuple(axes))
 
 
+def _tf_args(*values):
+    """TensorFlow literal dtypes for the ``gc.*`` names (``[1, 2]`` is int32, not int64)."""
+    from graphc.tf_api import _tf_args
+
+    return _tf_args(*values)
+
+
+def tf_reshape(tensor, shape, name=None):
+    """``tf.reshape``: like ``gnp.reshape``, with TensorFlow's literal dtypes."""
+    return reshape(*_tf_args(tensor), shape)
+
+
 def tf_transpose(a, perm=None, conjugate=False, name=None):
     """``tf.transpose(a, perm)``."""
-    return transpose(a, perm)
+    return transpose(*_tf_args(a), perm)
 
 
 def swapaxes(a, axis1, axis2):
@@ -340,12 +352,17 @@ def concatenate(arrays, axis=0):
 
 def concat(values, axis, name=None):
     """``tf.concat``."""
-    return concatenate(values, axis)
+    return concatenate(_tf_args(*values), axis)
 
 
 def stack(arrays, axis=0):
-    """``np.stack`` (also ``tf.stack``)."""
+    """``np.stack``."""
     return bind(STACK, *arrays, axis=axis)
+
+
+def tf_stack(values, axis=0, name=None):
+    """``tf.stack``: like ``gnp.stack``, with TensorFlow's literal dtypes."""
+    return stack(_tf_args(*values), axis)
 
 
 def hstack(arrays):

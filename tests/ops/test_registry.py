@@ -465,11 +465,7 @@ NEEDS_KNOWN_DIMS = {
 
 # Known bugs in ops this file does not own: the test runs and must fail (strict xfail), so
 # it turns into a failure the moment the bug is fixed and the entry is stale.
-KNOWN_BUGS = {
-    "take_along_axis": "take_along_axis infer broadcasts the indexed axis too "
-                       "(graphc/ops/indexing.py _along_infer): arr (3,), indices (2,), axis=0 "
-                       "raises instead of giving (2,)",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 # --------------------------------------------------------------------------- checks
