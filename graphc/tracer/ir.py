@@ -40,7 +40,7 @@ class Aval:
 
     @property
     def is_token(self):
-        return self is TOKEN
+        return self.dtype is None  # only the token aval has no dtype
 
     def __eq__(self, other):
         return (
@@ -94,9 +94,9 @@ class Node:
         return self.op.name
 
     def subgraphs(self):
-        """The ``Graph`` objects held in attrs (branches, loop bodies), in attr order."""
+        """The ``Graph`` objects held in attrs (branches, loop bodies), by attr name."""
         out = []
-        for value in self.attrs.values():
+        for _, value in sorted(self.attrs.items(), key=lambda kv: kv[0]):
             if isinstance(value, Graph):
                 out.append(value)
             elif isinstance(value, tuple):
