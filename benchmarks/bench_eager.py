@@ -75,5 +75,6 @@ def run(settings) -> str:
         "graphc = gnp.<op>(gc.Tensor inputs); NumPy = np.<op>(ndarray inputs), same data",
         "overhead = graphc - NumPy per call; ratio = graphc / NumPy",
         "large matmul is 300x300 (not 1000x1000) to keep the run short",
-    )
+    ) + (("TF / JAX: the same eager op (JAX waits with block_until_ready; float32 unless "
+          "jax_enable_x64)",) if frameworks else ())
     return render_table("eager: graphc.numpy op overhead vs NumPy", header, rows, notes)

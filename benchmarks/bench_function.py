@@ -123,5 +123,7 @@ def run(settings) -> str:
         "dispatch = gc.function - graph run; ratio = gc.function / NumPy",
         *notes,
     ]
+    if frameworks:
+        notes.append("TF / JAX: tf.function / jax.jit of the same code, warm call")
     return render_table("function: gc.function call overhead (warm, cached trace)",
                         header, rows, tuple(notes))

@@ -160,6 +160,9 @@ def _weak_array(value, strong, op) -> np.ndarray:
 
 
 def _to_array(value, op):
+    as_tensor = getattr(value, "_graphc_tensor_", None)
+    if as_tensor is not None:  # a gc.Variable: read it (a read node while tracing)
+        value = as_tensor()
     if isinstance(value, Tensor):  # subclasses
         return value._np if value._np is not None else value
     try:
@@ -179,13 +182,17 @@ def bind(op: OpDef, *args, **attrs):
     arrays = None
     if n == 1:
         a = args[0]
-        if type(a) is Tensor and a._np is not None:
+        t = type(a)
+        if t is Tensor and a._np is not None:
             arrays = (a._np,)
+        elif t is np.ndarray:
+            arrays = (a,)
     elif n == 2:
         a, b = args
         ta, tb = type(a), type(b)
-        if ta is Tensor and tb is Tensor:
-            x, y = a._np, b._np
+        if (ta is Tensor or ta is np.ndarray) and (tb is Tensor or tb is np.ndarray):
+            x = a._np if ta is Tensor else a
+            y = b._np if tb is Tensor else b
             if x is not None and y is not None and (
                     x.dtype == y.dtype or _state.dtype_promotion != "strict"):
                 arrays = (x, y)
@@ -223,6 +230,8 @@ def kernel_error(op: OpDef, error: Exception, arrays, where: str) -> Exception:
     shapes = ", ".join(_describe(a) for a in arrays)
     text = f"{op.name}({shapes}): {error}{where}"
     if isinstance(error, (InvalidArgumentError, SymbolicTensorError)):
+        return error
+    if op.extra.get("runs_user_code"):  # numpy_function etc.: the user's own exception
         return error
     if isinstance(error, TypeError):
         return TypeError(text)

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.state import argument_input
 from graphc.tracer import ir, nest
 from graphc.tracer.signature import TensorSpec, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
+from graphc.variables import Variable, VariableSpec
 
 
 def _is_tensor_leaf(x) -> bool:
-    return isinstance(x, Tensor | np.ndarray | TensorSpec)
+    """A leaf that becomes a graph input (a variable: a resource input, by reference)."""
+    return isinstance(x, Tensor | np.ndarray | TensorSpec | Variable | VariableSpec)
+
+
+def _leaf_array(x):
+    """The run-time value fed for one input leaf: an array, or a variable's handle."""
+    if type(x) is Tensor:
+        return x._np
+    handle = getattr(x, "_graphc_handle", None)
+    return np.asarray(x) if handle is None else handle
 
 
 def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunction":
     """Trace ``python_fn`` on placeholders built from ``args`` (in parameter order)."""
     ctx = TraceContext(function.__name__)
+    ctx.function = function  # gc.Variable checks it: creating variables is first-trace-only
     input_names = {}
     structured = []
     call_args = []
@@ -25,7 +37,13 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
             leaves, td = nest.flatten(arg)
             specs, symbols = [], []
             for i, leaf in enumerate(leaves):
-                if _is_tensor_leaf(leaf):
+                if isinstance(leaf, Variable):
+                    v = argument_input(ctx, leaf)
+                    input_names[v.id] = name if td is None else f"{name} (leaf {i})"
+                    specs.append(VariableSpec.from_variable(
+                        leaf, name=name if len(leaves) == 1 else f"{name}_{i}"))
+                    symbols.append(leaf)  # the body uses the variable; reads go via v
+                elif _is_tensor_leaf(leaf):
                     spec = TensorSpec(leaf.shape, leaf.dtype,
                                       name=name if len(leaves) == 1 else f"{name}_{i}")
                     v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
@@ -127,7 +145,7 @@ class ConcreteFunction:
         header, args = [], []
         for name, spec in zip(self._names, self._structured):
             leaves, _ = nest.flatten(spec)
-            if any(isinstance(x, TensorSpec) for x in leaves):
+            if any(isinstance(x, TensorSpec | VariableSpec) for x in leaves):
                 header.append(name)
                 args.append(f"    {name}: {_describe(spec)}")
             else:
@@ -151,13 +169,12 @@ class ConcreteFunction:
 
     def _call_bound(self, flat_args):
         if self._flat_inputs:
-            arrays = [a._np if type(a) is Tensor else np.asarray(a) for a in flat_args]
+            arrays = [a._np if type(a) is Tensor else _leaf_array(a) for a in flat_args]
         else:
             arrays = []
             for a in flat_args:
                 leaves, _ = nest.flatten(a)
-                arrays.extend(x._np if type(x) is Tensor else x
-                              for x in leaves if _is_tensor_leaf(x))
+                arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
         executor = self._executor or self._build_executor()
         outs = executor(arrays)
         if self._single:
@@ -188,7 +205,9 @@ def _check_matches(fn_name, name, spec, value):
     ok = s_td == v_td and len(s_leaves) == len(v_leaves)
     if ok:
         for s, v in zip(s_leaves, v_leaves):
-            if isinstance(s, TensorSpec):
+            if isinstance(s, VariableSpec):
+                ok = s.is_compatible_with(v)
+            elif isinstance(s, TensorSpec):
                 ok = (isinstance(v, Tensor | np.ndarray) and v.dtype == s.dtype
                       and shape_compatible(s.shape, v.shape))
             else:
@@ -203,6 +222,8 @@ def _check_matches(fn_name, name, spec, value):
 
 
 def _describe(spec) -> str:
+    if isinstance(spec, VariableSpec):
+        return f"{spec.dtype.name} gc.Variable, shape={spec.shape}"
     if isinstance(spec, TensorSpec):
         shape = "<unknown>" if spec.shape is None else str(spec.shape)
         return f"{spec.dtype.name} Tensor, shape={shape}"

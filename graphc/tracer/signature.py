@@ -107,6 +107,8 @@ def structure_key(x):
         return (x.dtype, x.shape)
     if t is np.ndarray:
         return (x.dtype, x.shape)
+    if t is int or t is float or t is bool or t is str or x is None:
+        return (t, x)
     if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, "_fields")):
         return (t, tuple(structure_key(v) for v in x))
     if t is dict:
@@ -121,6 +123,8 @@ def describe_key(key) -> str:
     """Readable text for a key component, e.g. ``float32[4]`` or ``Python int 3``."""
     if is_tensor_key(key):
         return describe_tensor_key(key)
+    if type(key) is tuple and len(key) == 3 and key[0] == "variable":  # gc.Variable
+        return f"gc.Variable {describe_tensor_key(key[1:])}"
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type) and (
         key[0] in (int, float, bool, str, complex, type(None)) or issubclass(key[0], enum.Enum)
     ):

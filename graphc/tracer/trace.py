@@ -122,9 +122,12 @@ class TraceContext:
         return found
 
     # -- nodes
-    def add_node(self, op, inputs, attrs, avals, src=None) -> tuple:
+    def add_node(self, op, inputs, attrs, avals, src=None, effectful=None) -> tuple:
+        """Append a node; ``effectful`` overrides ``op.stateful`` (a ``cond`` or
+        ``while_loop`` threads the effect token only when its subgraphs have effects)."""
         outs = tuple(ir.Value(a) for a in avals)
-        if op.stateful:
+        stateful = op.stateful if effectful is None else effectful
+        if stateful:
             inputs = tuple(inputs) + (self.token,)
             self.token = ir.Value(ir.TOKEN)
             outs = outs + (self.token,)
@@ -133,7 +136,7 @@ class TraceContext:
         self.nodes.append(node)
         for o in outs:
             self.owned.add(o.id)
-        return outs[:-1] if op.stateful else outs
+        return outs[:-1] if stateful else outs
 
     def bind(self, op, operands, attrs):
         """Record ``op(*operands, **attrs)``; return symbolic tensor(s)."""
