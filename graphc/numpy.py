@@ -75,6 +75,7 @@ from graphc.ops.reduce import (  # noqa: F401
     var,
 )
 from graphc.ops.registry import bind as _bind
+from graphc.ops.registry import fast_binary, fast_unary
 from graphc.ops.shape import (  # noqa: F401
     argsort,
     atleast_1d,
@@ -109,12 +110,7 @@ bool = bool_  # noqa: A001  (NumPy's ``np.bool``)
 
 
 def _wrap(op, name, nin):
-    if nin == 1:
-        def fn(x):
-            return _bind(op, x)
-    else:
-        def fn(x1, x2):
-            return _bind(op, x1, x2)
+    fn = fast_unary(op) if nin == 1 else fast_binary(op)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``np.{name}``, elementwise with broadcasting (op ``{op.name}``)."
     return fn

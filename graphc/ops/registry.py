@@ -246,3 +246,73 @@ def _describe(a) -> str:
     if isinstance(a, np.ndarray):
         return f"{a.dtype}{list(a.shape)}"
     return type(a).__name__
+
+
+# --------------------------------------------------------------------------- fast calls
+_new = object.__new__
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+def fast_unary(op: OpDef):
+    """``x -> bind(op, x)`` with the eager one-tensor case inlined (no attrs).
+
+    The public elementwise functions and Tensor operators use these: on tiny arrays the
+    Python layers around NumPy are the whole cost, so the common case skips them. Any
+    other case, and any error, goes through ``bind`` (which builds the full message).
+    """
+    ref = op.ref
+
+    def call(x):
+        if not _trace_stack and type(x) is Tensor:
+            a = x._np
+            if a is not None:
+                try:
+                    out = ref(a)
+                except Exception:  # noqa: BLE001 - bind re-raises it with context
+                    return bind(op, x)
+                t = _new(Tensor)
+                t._np = out if type(out) is _ndarray else _asarray(out)
+                t._sym = None
+                return t
+        return bind(op, x)
+
+    return call
+
+
+def fast_binary(op: OpDef):
+    """``(x, y) -> bind(op, x, y)`` with eager tensor/tensor and tensor/number inlined."""
+    ref = op.ref
+    weak_all = op.weak == ALL
+
+    def call(x, y):
+        if not _trace_stack:
+            tx, ty = type(x), type(y)
+            a = b = None
+            if tx is Tensor:
+                a = x._np
+                if ty is Tensor:
+                    b = y._np
+                    if a is not None and b is not None and (
+                            _state.dtype_promotion != "strict" or a.dtype == b.dtype):
+                        pass
+                    else:
+                        a = None
+                elif a is not None and weak_all and (ty is float or ty is int):
+                    b = _WEAK_ARRAYS.get((a.dtype, ty, y))
+            elif ty is Tensor and weak_all and (tx is float or tx is int):
+                b = y._np
+                if b is not None:
+                    a = _WEAK_ARRAYS.get((b.dtype, tx, x))
+            if a is not None and b is not None:
+                try:
+                    out = ref(a, b)
+                except Exception:  # noqa: BLE001 - bind re-raises it with context
+                    return bind(op, x, y)
+                t = _new(Tensor)
+                t._np = out if type(out) is _ndarray else _asarray(out)
+                t._sym = None
+                return t
+        return bind(op, x, y)
+
+    return call

@@ -325,19 +325,20 @@ def _symbolic(value) -> Tensor:
 def _install_operators():
     """Attach arithmetic/comparison operators; each binds one registered op."""
     from graphc.ops import elementwise as ew
-    from graphc.ops.registry import bind
+    from graphc.ops.registry import fast_binary, fast_unary
 
     def binary(op, reflected=False):
+        call = fast_binary(op)
         if reflected:
             def method(self, other):
                 if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
                     return NotImplemented
-                return bind(op, other, self)
+                return call(other, self)
         else:
             def method(self, other):
                 if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
                     return NotImplemented
-                return bind(op, self, other)
+                return call(self, other)
         return method
 
     table = {
@@ -360,10 +361,10 @@ def _install_operators():
 
     Tensor.__matmul__ = matmul
     Tensor.__rmatmul__ = rmatmul
-    Tensor.__neg__ = lambda self: bind(ew.NEGATIVE, self)
-    Tensor.__pos__ = lambda self: bind(ew.POSITIVE, self)
-    Tensor.__abs__ = lambda self: bind(ew.ABSOLUTE, self)
-    Tensor.__invert__ = lambda self: bind(ew.INVERT, self)
+    Tensor.__neg__ = fast_unary(ew.NEGATIVE)
+    Tensor.__pos__ = fast_unary(ew.POSITIVE)
+    Tensor.__abs__ = fast_unary(ew.ABSOLUTE)
+    Tensor.__invert__ = fast_unary(ew.INVERT)
 
 
 _gnp = _indexing = None
