@@ -7,4 +7,5 @@ module has ``run(settings) -> str``; ``TABLES`` maps table names to those module
 TABLES = {
     "eager": "benchmarks.bench_eager",
     "function": "benchmarks.bench_function",
+    "passes": "benchmarks.bench_passes",
 }

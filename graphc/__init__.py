@@ -17,6 +17,7 @@ from graphc.dtypes import (
     int64,
     uint8,
 )
+from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
 from graphc.ops.creation import constant, convert_to_tensor, fill
 from graphc.ops.creation import tf_eye as eye
 from graphc.ops.creation import tf_identity as identity

@@ -23,7 +23,8 @@ _PROMOTION_MODES = ("numpy", "strict")
 class _State:
     """Mutable global settings. One instance, ``state``; read it, do not copy it."""
 
-    __slots__ = ("dtype_promotion", "prefer_float32", "run_functions_eagerly", "optimizer")
+    __slots__ = ("dtype_promotion", "prefer_float32", "run_functions_eagerly", "optimizer",
+                 "optimizer_version")
 
     def __init__(self):
         self.dtype_promotion = "numpy"
@@ -36,6 +37,7 @@ class _State:
             "pruning": True,
             "fusion": True,
         }
+        self.optimizer_version = 0  # bumped by set_options: executors rebuild lazily
 
 
 state = _State()
@@ -77,6 +79,7 @@ class _Optimizer:
             if not isinstance(value, bool):
                 raise TypeError(f"optimizer option {key!r} must be True or False, got {value!r}")
             state.optimizer[key] = value
+        state.optimizer_version += 1
 
     def get_options(self) -> dict:
         """Return a copy of the pass switches."""

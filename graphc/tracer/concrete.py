@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import config
 from graphc.ops.state import argument_input
 from graphc.tracer import ir, nest
 from graphc.tracer.signature import TensorSpec, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
 from graphc.variables import Variable, VariableSpec
+
+_state = config.state
+_TENSOR = object()  # an output template slot filled by a graph output (None is a value)
 
 
 def _is_tensor_leaf(x) -> bool:
@@ -63,10 +67,10 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
         for leaf in out_leaves:
             if isinstance(leaf, Tensor):
                 values.append(ctx.value_of(leaf))
-                template.append(None)
+                template.append(_TENSOR)
             elif isinstance(leaf, np.ndarray):
                 values.append(ctx.constant(leaf))
-                template.append(None)
+                template.append(_TENSOR)
             else:
                 template.append(leaf)
     graph = ctx.finish(values)
@@ -97,25 +101,46 @@ class ConcreteFunction:
         self._structured = structured
         self._out_treedef = out_treedef
         self._out_template = out_template
-        self._tensor_slots = [i for i, t in enumerate(out_template) if t is None]
+        self._tensor_slots = [i for i, t in enumerate(out_template) if t is _TENSOR]
         self._flat_inputs = all(_is_tensor_leaf(s) for s in structured)
-        self._optimized = None
-        self.pass_report = []
+        # Positions of tensor arguments when every argument is a tensor or a plain Python
+        # value (no containers): the call path then skips flattening.
+        if not self._flat_inputs and all(nest.flatten(s)[1] is None for s in structured):
+            self._tensor_positions = [i for i, s in enumerate(structured)
+                                      if _is_tensor_leaf(s)]
+        else:
+            self._tensor_positions = None
+        self._optimized = {}  # optimizer options -> (graph, report)
         self._single = (len(out_template) == 1 and out_treedef is None
-                        and out_template[0] is None)
+                        and out_template[0] is _TENSOR)
         self._executor = None  # arrays -> arrays, built on first call
+        self._executor_version = -1  # config.state.optimizer_version it was built under
 
     # ---------------------------------------------------------------- inspection
     @property
     def name(self):
         return self._function.__name__
 
+    def _optimize(self):
+        from graphc import config
+        from graphc.passes import optimize
+
+        key = tuple(config.state.optimizer.items())
+        hit = self._optimized.get(key)
+        if hit is None:
+            hit = self._optimized[key] = optimize(self.graph)
+        return hit
+
     @property
     def optimized_graph(self) -> ir.Graph:
-        """The graph after the optimization passes (the one that runs)."""
-        if self._optimized is None:
-            self._optimized = self.graph
-        return self._optimized
+        """The graph after the optimization passes under the current
+        ``gc.config.optimizer`` options (the graph that runs)."""
+        return self._optimize()[0]
+
+    @property
+    def pass_report(self) -> list:
+        """Per pass: ops before/after and what it folded, merged, simplified, pruned, fused."""
+        return self._optimize()[1]
 
     @property
     def structured_input_signature(self):
@@ -168,14 +193,22 @@ class ConcreteFunction:
         return self._call_bound(flat)
 
     def _call_bound(self, flat_args):
-        if self._flat_inputs:
+        positions = self._tensor_positions
+        if positions is not None:
+            arrays = []
+            for i in positions:
+                a = flat_args[i]
+                arrays.append(a._np if type(a) is Tensor else _leaf_array(a))
+        elif self._flat_inputs:
             arrays = [a._np if type(a) is Tensor else _leaf_array(a) for a in flat_args]
         else:
             arrays = []
             for a in flat_args:
                 leaves, _ = nest.flatten(a)
                 arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
-        executor = self._executor or self._build_executor()
+        executor = self._executor
+        if executor is None or self._executor_version != _state.optimizer_version:
+            executor = self._build_executor()
         outs = executor(arrays)
         if self._single:
             return _eager(outs[0])
@@ -190,6 +223,7 @@ class ConcreteFunction:
             return run_graph(graph, arrays)
 
         self._executor = execute
+        self._executor_version = _state.optimizer_version
         return execute
 
     def _wrap_outputs(self, outs):

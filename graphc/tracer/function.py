@@ -266,6 +266,15 @@ class Function:
         key = tuple(map(structure_key, flat_args))
         return self._lookup(key, flat_args)
 
+    def explain(self, *args, **kwargs) -> str:
+        """Print (and return) what the optimizer did to the trace for these arguments:
+        each pass's changes and the optimized graph."""
+        from graphc.passes import explain_text
+
+        text = explain_text(self.get_concrete_function(*args, **kwargs))
+        print(text)
+        return text
+
     def concrete_functions(self) -> list[ConcreteFunction]:
         """Every trace kept in the cache, oldest first."""
         return list(self._cache.values()) + [c for _, c in self._relaxed]

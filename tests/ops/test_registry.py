@@ -383,6 +383,22 @@ def _softplus_equiv(x):
     return np.log1p(np.exp(x))
 
 
+def _fused_body(dtype, shape):
+    """A fused_elementwise subgraph: (x*y, -(x*y) + x)."""
+    from graphc.ops.registry import get
+
+    with TraceContext("fused") as c:
+        x, y = c.new_input(Aval(shape, dtype)), c.new_input(Aval((), dtype))
+        (m,) = c.add_node(get("multiply"), (x, y), {}, (Aval(shape, dtype),))
+        (n,) = c.add_node(get("negative"), (m,), {}, (Aval(shape, dtype),))
+        (a,) = c.add_node(get("add"), (n, x), {}, (Aval(shape, dtype),))
+        return c.finish([m, a])
+
+
+SAMPLES["fused_elementwise"] = [
+    s(mixed((2, 3), d), np.asarray(3, d), subgraph=_fused_body(d, (2, 3))) for d in NUM]
+
+
 NUMPY_EQUIV = {
     "round": lambda x, decimals=0: np.round(x, decimals),
     "where": np.where,
@@ -438,6 +454,7 @@ NUMPY_EQUIV = {
 }
 for _name in "sum prod mean std var max min any all".split():
     NUMPY_EQUIV[_name] = (lambda fn: lambda x, **kw: fn(x, **kw))(getattr(np, _name))
+NUMPY_EQUIV["fused_elementwise"] = lambda x, y, subgraph: [x * y, -(x * y) + x]
 NUMPY_EQUIV["logical_not"] = np.logical_not
 for _name, _op in all_ops().items():
     if _op.elementwise and _name not in NUMPY_EQUIV and isinstance(_op.ref, np.ufunc):
