@@ -3,7 +3,7 @@
 Public API re-exports only; each name is defined in the module that owns it.
 """
 
-from graphc import config, errors, math, random
+from graphc import config, debugging, errors, math, random
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
     complex64,
@@ -24,8 +24,10 @@ from graphc.ops.creation import tf_identity as identity
 from graphc.ops.creation import tf_ones as ones
 from graphc.ops.creation import tf_range as range
 from graphc.ops.creation import tf_zeros as zeros
+from graphc.ops.effects import print_ as print
 from graphc.ops.indexing import gather, tensor_scatter_nd_update
 from graphc.ops.linalg import tf_matmul as matmul
+from graphc.ops.pyfunc import numpy_function, py_function
 from graphc.ops.reduce import (
     reduce_all,
     reduce_any,
@@ -74,6 +76,7 @@ from graphc.tracer.function import (
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install
+from graphc.variables import Variable
 
 _install()
 del _install

@@ -22,6 +22,7 @@ def _tf_args(*args):
     tensor's dtype. With no tensor at all, literals get TensorFlow's dtypes, a float
     anywhere making every argument float32 (``gc.maximum(0., [1, -1])`` is float32).
     """
+    args = tuple(a._graphc_tensor_() if hasattr(a, "_graphc_tensor_") else a for a in args)
     tensors = [a for a in args if isinstance(a, Tensor | np.ndarray)]
     if tensors:
         dtype = tensors[0].dtype

@@ -116,6 +116,9 @@ IDENTITY = register(OpDef(
 
 # ----------------------------------------------------------------------------- API
 def _convert(value, dtype, literal):
+    as_tensor = getattr(value, "_graphc_tensor_", None)
+    if as_tensor is not None:  # a gc.Variable: its current value (a read while tracing)
+        value = as_tensor()
     dtype = as_dtype(dtype)
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:

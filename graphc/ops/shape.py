@@ -27,7 +27,7 @@ def _same(x, **attrs):
 
 # ----------------------------------------------------------------------------- reshape
 def _reshape_infer(x, shape, order="C"):
-    known = num_elements(x.shape)
+    known = None if x.shape is None else num_elements(x.shape)
     if shape.count(-1) > 1:
         raise ValueError(f"can only specify one unknown dimension (-1) in {shape}")
     if -1 in shape:

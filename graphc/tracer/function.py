@@ -254,7 +254,8 @@ class Function:
         for old in reversed(self._cache):
             pattern = _generalize(old, key)
             if pattern is not None:
-                return _specs_from_pattern(pattern), pattern
+                specs = _specs_from_pattern(pattern)
+                return None if specs is None else (specs, pattern)
         return None
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:

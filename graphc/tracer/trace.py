@@ -41,7 +41,10 @@ class TraceContext:
 
     # -- context management
     def __enter__(self):
-        self.parent = _stack[-1] if _stack else None
+        # Re-entering the context already on top (a helper that wraps code in the current
+        # trace) must not make it its own parent.
+        if not _stack or _stack[-1] is not self:
+            self.parent = _stack[-1] if _stack else None
         _stack.append(self)
         return self
 

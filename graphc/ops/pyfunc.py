@@ -1,0 +1,237 @@
+"""``gc.numpy_function`` and ``gc.py_function``: run Python on tensor values at run time.
+
+The function is held in the node's attrs (by reference) and called when the node runs:
+``numpy_function`` with ``numpy.ndarray`` inputs (read-only: copy before changing one),
+``py_function`` with eager ``gc.Tensor`` inputs, so graphc ops work inside it. Their
+outputs have unknown rank in the graph (``f32[*]``): only ``Tout``'s dtypes are known.
+
+Ops, all with ``extra["runs_user_code"]`` so an exception from the user's function keeps
+its type (the runtime adds a note naming the node and the traced line instead of
+rewrapping it):
+
+* ``numpy_function``: stateful, the default (``stateful=True``);
+* ``stateless_numpy_function``: pure, so CSE may merge two equal calls and pruning may
+  drop an unused one; ``extra["no_fold"]`` keeps constant folding from running user code
+  at compile time;
+* ``py_function``: stateful, as ``tf.py_function`` always is.
+
+Results are checked against ``Tout``: the count, and the dtype of every NumPy array or
+tensor returned, which must equal ``Tout``'s (Python numbers and lists convert into it,
+as literals do). A mismatch raises ``InvalidArgumentError`` naming the function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.dtypes import as_dtype
+from graphc.errors import InvalidArgumentError
+from graphc.ops.registry import OpDef, bind, register
+from graphc.tracer import source_info, trace
+from graphc.tracer.ir import Aval
+from graphc.tracer.tensor import Tensor, _eager
+
+
+class FunctionRef:
+    """A node attr holding a Python function: hashable even for bound methods of
+    unhashable objects, and printed as ``<fn name>``."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __hash__(self):
+        try:
+            return hash(self.fn)
+        except TypeError:
+            return id(getattr(self.fn, "__func__", self.fn))
+
+    def __eq__(self, other):
+        return isinstance(other, FunctionRef) and (other.fn is self.fn or other.fn == self.fn)
+
+    def __repr__(self):
+        return f"<fn {_fn_name(self.fn)}>"
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+# --------------------------------------------------------------------------- running
+def _infer(*avals, func, Tout, single, kind, name):
+    return tuple(Aval(None, d) for d in Tout)
+
+
+def _ref(*arrays, func, Tout, single, kind, name):
+    return run(func.fn, arrays, Tout, single, kind, name, where=None)
+
+
+def run(fn, arrays, Tout, single, kind, name, where):
+    """Call ``fn`` on ``arrays`` (as ndarrays or eager tensors) and check its results.
+
+    ``where`` is the eager call's line, noted on an exception from ``fn``; in a graph it is
+    ``None`` and the runtime adds the note (one note, naming the node and traced line).
+    """
+    if kind == "py_function":
+        args = [_eager(a) for a in arrays]
+    else:
+        args = [_readonly(a) for a in arrays]
+    try:
+        result = fn(*args)
+    except Exception as e:
+        if where is not None:
+            e.add_note(f"raised inside {kind} '{name}' (called at {where})")
+        raise
+    return convert_results(result, Tout, single, kind, name)
+
+
+def _readonly(a):
+    if not a.flags.writeable:
+        return a
+    view = a.view()  # the graph may use this array elsewhere: fn must not change it
+    view.flags.writeable = False
+    return view
+
+
+def convert_results(result, Tout, single, kind, name) -> list:
+    """``result`` as a list of arrays matching the dtypes ``Tout`` (raise if it does not);
+    ``single``: ``Tout`` was one dtype, so ``result`` is one value even if a tuple."""
+    if single:
+        values = [result]
+    elif not Tout:
+        if result is None or (isinstance(result, list | tuple) and not result):
+            return []
+        raise InvalidArgumentError(
+            f"{kind} '{name}' returned {_describe(result)}, but Tout=[] expects no results "
+            "(the function should return None)")
+    elif isinstance(result, list | tuple):
+        values = list(result)
+    else:
+        values = [result]
+    if len(values) != len(Tout):
+        raise InvalidArgumentError(
+            f"{kind} '{name}' returned {len(values)} value(s), but Tout lists {len(Tout)}: "
+            f"expected [{', '.join(d.name for d in Tout)}], got "
+            f"[{', '.join(_describe(v) for v in values)}]")
+    return [_convert(v, d, i, kind, name) for i, (v, d) in enumerate(zip(values, Tout))]
+
+
+def _convert(value, dtype, i, kind, name) -> np.ndarray:
+    as_tensor = getattr(value, "_graphc_tensor_", None)
+    if as_tensor is not None:
+        value = as_tensor()
+    if isinstance(value, Tensor):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray | np.generic):
+        arr = np.asarray(value)
+        if arr.dtype == dtype:
+            return arr
+        raise _mismatch(kind, name, i, dtype, f"{arr.dtype.name} array of shape {arr.shape}",
+                        f"cast it in the function (.astype(np.{dtype.name})) or set Tout to "
+                        f"{arr.dtype.name}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
+    if value is None or arr.dtype.kind not in "biufc" or not _literal_fits(arr.dtype, dtype):
+        raise _mismatch(kind, name, i, dtype, _describe(value),
+                        "return a NumPy array, a tensor or a Python number")
+    return np.asarray(value, dtype=dtype)
+
+
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _literal_fits(src, dst) -> bool:
+    """A Python number converts into ``dst`` if ``dst``'s kind is as wide: ints into
+    ints or floats, floats into floats; bools only into bools."""
+    if src.kind == "b":
+        return dst.kind == "b"
+    return _KIND_ORDER[dst.kind] >= _KIND_ORDER[src.kind]
+
+
+def _mismatch(kind, name, i, dtype, got, hint) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"{kind} '{name}': result {i} does not match Tout: expected {dtype.name}, got {got}; "
+        f"{hint}")
+
+
+def _describe(v) -> str:
+    if isinstance(v, np.ndarray | Tensor):
+        return f"{v.dtype.name} array of shape {tuple(v.shape)}"
+    return f"{type(v).__name__} {v!r:.40}"
+
+
+NUMPY_FUNCTION = register(OpDef(
+    name="numpy_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
+    extra={"runs_user_code": True}, doc="call a Python function on ndarrays at run time",
+))
+STATELESS_NUMPY_FUNCTION = register(OpDef(
+    name="stateless_numpy_function", infer=_infer, ref=_ref, multiple_results=True,
+    extra={"runs_user_code": True, "no_fold": True},
+    doc="numpy_function(stateful=False): may be merged or pruned, never folded",
+))
+PY_FUNCTION = register(OpDef(
+    name="py_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
+    extra={"runs_user_code": True}, doc="call a Python function on eager tensors at run time",
+))
+
+
+# --------------------------------------------------------------------------- API
+def _call(op, kind, func, inp, Tout, name):
+    if not callable(func):
+        raise TypeError(f"{kind}: func must be callable, got {type(func).__name__}")
+    if isinstance(inp, Tensor | np.ndarray) or hasattr(inp, "_graphc_tensor_"):
+        inp = [inp]
+    single = not isinstance(Tout, list | tuple)
+    dtypes = [as_dtype(Tout)] if single else [as_dtype(d) for d in Tout]
+    name = name or getattr(func, "__name__", None) or _fn_name(func)
+    attrs = dict(func=FunctionRef(func), Tout=tuple(dtypes), single=single, kind=kind,
+                 name=name)
+    if trace.active():
+        outs = bind(op, *inp, **attrs)
+    else:
+        # eager: run it here, so the note on an exception names this call's line
+        from graphc.ops.registry import _operands
+
+        arrays = _operands(op, list(inp))
+        outs = [_eager(a) for a in run(func, arrays, dtypes, single, kind, name,
+                                      where=source_info.user_location())]
+    return outs[0] if single else list(outs)
+
+
+def numpy_function(func, inp, Tout, stateful=True, name=None):
+    """Call ``func(*inp)`` on ``numpy.ndarray`` values when the graph runs.
+
+    ``Tout`` is one dtype (one tensor back), a list of dtypes (a list back) or ``[]``
+    (``func`` returns None; so does the call: ``[]``). Results have unknown shapes in the
+    graph. ``stateful=False`` promises ``func`` is a pure function of its inputs, so
+    equal calls may be merged and an unused call dropped. Inputs are read-only arrays.
+
+    >>> @gc.function
+    ... def f(x):
+    ...     return gc.numpy_function(np.sqrt, [x], gc.float32)
+    >>> f(gc.constant([[4.0, 9.0], [16.0, 25.0]])).numpy()
+    array([[2., 3.],
+           [4., 5.]], dtype=float32)
+    """
+    op = NUMPY_FUNCTION if stateful else STATELESS_NUMPY_FUNCTION
+    return _call(op, "numpy_function", func, inp, Tout, name)
+
+
+def py_function(func, inp, Tout, name=None):
+    """Call ``func(*inp)`` on eager ``gc.Tensor`` values when the graph runs.
+
+    Inside ``func`` graphc ops run eagerly and ``.numpy()`` works. ``Tout`` as in
+    :func:`numpy_function`.
+
+    >>> def mean(x):
+    ...     return np.mean(x.numpy())
+    >>> @gc.function
+    ... def f(x):
+    ...     return gc.py_function(mean, [x], gc.float32)
+    >>> f(gc.constant([1.0, 2.0, 6.0])).numpy()
+    3.0
+    """
+    return _call(PY_FUNCTION, "py_function", func, inp, Tout, name)
