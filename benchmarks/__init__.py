@@ -8,4 +8,5 @@ TABLES = {
     "eager": "benchmarks.bench_eager",
     "function": "benchmarks.bench_function",
     "passes": "benchmarks.bench_passes",
+    "control": "benchmarks.bench_control",
 }

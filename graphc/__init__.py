@@ -3,7 +3,7 @@
 Public API re-exports only; each name is defined in the module that owns it.
 """
 
-from graphc import config, debugging, errors, math, random
+from graphc import autograph, config, debugging, errors, math, random
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
     complex64,
@@ -18,6 +18,7 @@ from graphc.dtypes import (
     uint8,
 )
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
+from graphc.ops.control import cond, switch_case, while_loop
 from graphc.ops.creation import constant, convert_to_tensor, fill
 from graphc.ops.creation import tf_eye as eye
 from graphc.ops.creation import tf_identity as identity

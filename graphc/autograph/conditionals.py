@@ -1,0 +1,122 @@
+"""Run-time ``if``, conditional expressions and ``and``/``or``/``not`` (``ag__.if_stmt``...).
+
+A Python condition runs the Python statement; a symbolic tensor stages a graph ``cond``
+that reads and writes the statement's state variables through ``get_state`` /
+``set_state``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops import control
+from graphc.ops.control_trace import Site, is_symbolic, scalar_bool, stage_branches
+from graphc.tracer import nest, source_info, trace
+from graphc.tracer.tensor import Tensor
+
+
+def here() -> str:
+    loc = source_info.user_frame(2)
+    return f"{loc[0]}:{loc[1]}" if loc else "<unknown>"
+
+
+def state_site(construct: str, names, labels) -> Site:
+    """Errors name state variables: leaf ``i`` of the flattened state is variable ..."""
+    site = Site(f"the `{construct}` at {here()}", labels)
+    site.owner = []
+
+    def leaf_name(i):
+        owner = site.owner
+        if i < len(owner):
+            name, k, n = owner[i]
+            return f"variable '{name}'" + (f" (item {k})" if n > 1 else "")
+        return f"state value {i}"
+
+    site.leaf_name = leaf_name
+    return site
+
+
+def own_leaves(site, names, state):
+    site.owner = []
+    for name, value in zip(names, state):
+        leaves, _ = nest.flatten(value)
+        site.owner += [(name, k, len(leaves)) for k in range(len(leaves))]
+
+
+# --------------------------------------------------------------------------- if
+def if_stmt(cond, body, orelse, get_state, set_state, names):
+    """``if cond: body() else: orelse()``; a symbolic ``cond`` stages a graph ``cond``."""
+    if not is_symbolic(cond):
+        body() if cond else orelse()
+        return
+    site = state_site("if", names, ["true branch", "false branch"])
+    init = get_state()
+    own_leaves(site, names, init)
+    pred = scalar_bool(trace.current(), cond, f"the condition of {site.construct}")
+
+    def branch(fn):
+        def run():
+            set_state(init)
+            fn()
+            return tuple(get_state())
+        return run
+
+    outs = stage_branches(control.COND, pred, [branch(body), branch(orelse)],
+                          lambda g: {"true_fn": g[0], "false_fn": g[1]}, site)
+    set_state(outs)
+
+
+def if_exp(cond, true_value, false_value):
+    """``true_value() if cond else false_value()``; staged for a symbolic ``cond``."""
+    if not is_symbolic(cond):
+        return true_value() if cond else false_value()
+    return _stage_cond(cond, true_value, false_value, "x if c else y")
+
+
+def _stage_cond(cond, true_fn, false_fn, construct):
+    site = Site(f"the `{construct}` at {here()}", ["true branch", "false branch"])
+    pred = scalar_bool(trace.current(), cond, f"the condition of {site.construct}")
+    return stage_branches(control.COND, pred, [true_fn, false_fn],
+                          lambda g: {"true_fn": g[0], "false_fn": g[1]}, site)
+
+
+# --------------------------------------------------------------------------- logic
+def as_bool(x):
+    if isinstance(x, Tensor):
+        return x if x.dtype == np.bool_ else x != 0
+    return bool(x)
+
+
+def and_(first, *rest):
+    """``first and rest[0]() and ...``: lazy; a symbolic operand stages a ``cond``."""
+    value = first
+    for k, thunk in enumerate(rest):
+        if is_symbolic(value):
+            return _stage_cond(value, lambda: as_bool(and_(rest[k](), *rest[k + 1:])),
+                               lambda: False, "and")
+        if not value:
+            return value
+        value = thunk()
+    return value
+
+
+def or_(first, *rest):
+    """``first or rest[0]() or ...``: lazy; a symbolic operand stages a ``cond``."""
+    value = first
+    for k, thunk in enumerate(rest):
+        if is_symbolic(value):
+            return _stage_cond(value, lambda: True,
+                               lambda: as_bool(or_(rest[k](), *rest[k + 1:])), "or")
+        if value:
+            return value
+        value = thunk()
+    return value
+
+
+def not_(value):
+    """``not value``; elementwise ``logical_not`` for a symbolic tensor."""
+    if is_symbolic(value):
+        from graphc.tf_api import logical_not
+
+        return logical_not(as_bool(value))
+    return not value

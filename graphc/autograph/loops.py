@@ -1,0 +1,197 @@
+"""Run-time ``while`` and ``for`` (``ag__.while_stmt`` / ``ag__.for_stmt``).
+
+A Python test or iterable runs the Python loop (unrolled into the graph while tracing,
+with a warning past ``UNROLL_WARNING_ITERATIONS``); a symbolic test, tensor or tensor
+range stages one graph ``while_loop`` over the loop variables.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
+from graphc.errors import AutographError
+from graphc.ops import control
+from graphc.ops.control_loop import stage_loop
+from graphc.ops.control_trace import Restage, Undefined, UndefinedReturnValue, is_symbolic
+from graphc.tracer import nest, trace
+from graphc.tracer.tensor import Tensor, _symbolic
+
+UNROLL_WARNING_ITERATIONS = 100  # a Python loop unrolled into a graph beyond this warns
+_warned_unroll: set = set()
+
+
+def _warn_unrolled(n: int) -> None:
+    if n != UNROLL_WARNING_ITERATIONS + 1 or not trace.active():
+        return
+    where = here()
+    if where in _warned_unroll:
+        return
+    _warned_unroll.add(where)
+    warnings.warn(
+        f"AutoGraph is unrolling a Python loop of more than {UNROLL_WARNING_ITERATIONS} "
+        f"iterations into the graph at {where}: the graph grows with every iteration. "
+        "Loop over gc.range(n) or over a tensor to make it one graph loop.", stacklevel=3)
+
+
+def while_stmt(test, body, get_state, set_state, names):
+    """``while test(): body()``; once ``test()`` is symbolic the rest is a graph loop."""
+    n = 0
+    while True:
+        value = test()
+        if is_symbolic(value):
+            _stage_while(test, body, get_state, set_state, names, "while")
+            return
+        if not value:
+            return
+        body()
+        n += 1
+        _warn_unrolled(n)
+
+
+def for_stmt(iterable, extra_test, body, get_state, set_state, names):
+    """``for x in iterable: body(x)`` while ``extra_test()`` holds (break/return flags).
+
+    A symbolic tensor (rows) or ``gc.range``/``range`` of tensors becomes a graph loop;
+    other iterables run in Python (unrolled into the graph while tracing).
+    """
+    if is_symbolic(iterable):
+        _stage_for(iterable, extra_test, body, get_state, set_state, names)
+        return
+    n = 0
+    for item in iterable:
+        if extra_test is not None:
+            ok = extra_test()
+            if is_symbolic(ok):
+                # a tensor break/return inside a Python loop: each later iteration runs
+                # under a graph cond on the flag
+                if_stmt(ok, lambda item=item: body(item), lambda: None, get_state,
+                        set_state, names)
+                n += 1
+                _warn_unrolled(n)
+                continue
+            if not ok:
+                return
+        body(item)
+        n += 1
+        _warn_unrolled(n)
+
+
+def _stage_while(test, body, get_state, set_state, names, construct, counter=None):
+    """Stage the loop; ``counter = (init, cond(i), item(i), step(i))`` for ``for``."""
+    init = tuple(get_state())
+    while True:
+        try:
+            return _stage_once(init, test, body, get_state, set_state, names, construct,
+                               counter)
+        except Restage as again:  # the unset return value is a nest: give it that shape
+            init = tuple(again.values.get(k, v) for k, v in enumerate(init))
+
+
+def _stage_once(init, test, body, get_state, set_state, names, construct, counter):
+    site = state_site(construct, names, [])
+    own_leaves(site, names, init)
+    per_var = [nest.flatten(v) for v in init]
+    flat = [leaf for leaves, _ in per_var for leaf in leaves]
+    extra = 1 if counter else 0
+
+    def state_of(leaves):
+        out, k = [], 0
+        for vleaves, td in per_var:
+            out.append(nest.unflatten(td, leaves[k:k + len(vleaves)]))
+            k += len(vleaves)
+        return tuple(out)
+
+    def cond_fn(*leaves):
+        set_state(state_of(leaves[extra:]))
+        if counter is None:
+            return test()
+        go = counter[1](leaves[0])
+        more = test() if test is not None else True
+        if is_symbolic(more) or not isinstance(more, bool | np.bool_):
+            from graphc.tf_api import logical_and
+
+            return logical_and(go, as_bool(more))
+        return go if more else False
+
+    def body_fn(*leaves):
+        set_state(state_of(leaves[extra:]))
+        body(counter[2](leaves[0])) if counter else body()
+        out, out_vars = [], []
+        for name, value, (vleaves, td) in zip(names, get_state(), per_var):
+            oleaves, otd = nest.flatten(value)
+            if otd != td or len(oleaves) != len(vleaves):
+                if td is None and isinstance(vleaves[0], UndefinedReturnValue):
+                    unset = nest.map_structure(lambda _: UndefinedReturnValue(), value)
+                    raise Restage({len(out_vars): unset})
+                if len(vleaves) == 1 and isinstance(vleaves[0], Undefined):
+                    oleaves = [value]  # reported as first defined in the loop
+                else:
+                    raise AutographError(
+                        f"{site.construct}: variable '{name}' changes structure inside "
+                        f"the loop (from {_nest_text(vleaves, td)} to "
+                        f"{_nest_text(oleaves, otd)}); a tensor loop must keep it")
+            out.extend(oleaves)
+            out_vars.append(name)
+        return [counter[3](leaves[0]), *out] if counter else out
+
+    if counter:
+        site.owner = [("<loop counter>", 0, 1), *site.owner]
+    final = stage_loop(control.WHILE_LOOP, cond_fn, body_fn,
+                       [counter[0], *flat] if counter else flat, site)
+    set_state(state_of(final[extra:]))
+
+
+def _nest_text(leaves, td) -> str:
+    if td is None:
+        return "a single value"
+    return f"a {td[0].__name__ if isinstance(td[0], type) else td[0]} of {len(leaves)}"
+
+
+def _stage_for(iterable, extra_test, body, get_state, set_state, names):
+    rng = _range_of(iterable)
+    if rng is not None:
+        start, stop, step = rng
+        if isinstance(step, Tensor):
+            from graphc.tf_api import where
+
+            def cond(i):
+                return where(step > 0, i < stop, i > stop)
+        else:
+            def cond(i):
+                return i < stop if step > 0 else i > stop
+        counter = (start, cond, lambda i: i, lambda i: i + step)
+    else:
+        shape = iterable.shape
+        if shape is None or len(shape) == 0:
+            raise AutographError(f"the `for` at {here()}: cannot iterate over a tensor of "
+                                 f"shape {shape}; it has no leading dimension")
+        if shape[0] is not None:
+            n = shape[0]
+        else:
+            from graphc.ops.shape import shape as shape_op
+
+            n = shape_op(iterable, out_type=np.int64)[0]
+        counter = (np.asarray(0, np.int64), lambda i: i < n, lambda i: iterable[i],
+                   lambda i: i + 1)
+    _stage_while(extra_test, body, get_state, set_state, names, "for", counter)
+
+
+def _range_of(t):
+    """``(start, stop, step)`` if ``t`` was made by ``gc.range``/``gnp.arange`` of ints
+    (then the loop counts instead of materializing and indexing the range)."""
+    ctx = trace.current()
+    while ctx is not None:
+        for node in reversed(ctx.nodes):
+            if node.outputs and node.outputs[0] is t._sym:
+                if node.op.name == "arange" and node.attrs["dtype"].kind in "iu":
+                    a = node.attrs
+                    dt = a["dtype"]
+                    return np.asarray(a["start"], dt), dt.type(a["stop"]), dt.type(a["step"])
+                if node.op.name == "range" and node.attrs["dtype"].kind in "iu":
+                    return tuple(_symbolic(v) for v in node.inputs[:3])
+                return None
+        ctx = ctx.parent
+    return None

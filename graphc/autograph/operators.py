@@ -1,0 +1,89 @@
+"""What converted code calls at run time: the ``ag__`` namespace.
+
+Every operator dispatches on its condition's value, so converted code behaves exactly
+like the original on Python values (the as-if rule): a Python condition just runs
+``body() if cond else orelse()`` or the Python loop. A *symbolic* tensor condition
+stages the statement as a graph ``cond`` or ``while_loop`` (``graphc.ops.control``).
+Statements live in ``conditionals.py`` and ``loops.py``; calls, casts and asserts here.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from graphc.autograph.conditionals import and_, as_bool, here, if_exp, if_stmt, not_, or_
+from graphc.autograph.loops import for_stmt, while_stmt
+from graphc.errors import AutographError
+from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
+
+__all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
+           "or_", "not_", "if_exp", "call", "assert_stmt", "ldu", "retval"]
+
+
+def ldu(load, name: str):
+    """The value of a variable that may not be assigned yet, else ``Undefined(name)``."""
+    try:
+        return load()
+    except NameError:
+        return Undefined(name)
+
+
+def retval(value):
+    """A converted function's result: ``None`` if no ``return`` ran."""
+    return None if isinstance(value, UndefinedReturnValue) else value
+
+
+# --------------------------------------------------------------------------- calls
+_CASTS = {builtins.int: np.int64, builtins.float: np.float64}
+
+
+def call(func, /, *args, **kwargs):
+    """``func(*args, **kwargs)``: user functions are converted first; ``int``, ``float``,
+    ``bool``, ``len`` and ``range`` of symbolic tensors become graph ops."""
+    if args and is_symbolic(args[0]) and len(args) == 1 and not kwargs:
+        if func in _CASTS:
+            from graphc.tf_api import cast
+
+            return cast(args[0], _CASTS[func])
+        if func is builtins.bool:
+            return as_bool(args[0])
+        if func is builtins.len:
+            return _len(args[0])
+    if func is builtins.range and any(is_symbolic(a) for a in args):
+        from graphc.ops.creation import arange
+
+        return arange(*args)
+    from graphc.autograph.api import converted
+
+    return converted(func)(*args, **kwargs)
+
+
+def _len(t):
+    shape = t.shape
+    if shape is None or not shape:
+        raise TypeError(f"len() of a tensor of shape {shape} (a scalar) is undefined")
+    if shape[0] is not None:
+        return shape[0]
+    from graphc.ops.shape import shape as shape_op
+
+    return shape_op(t, out_type=np.int64)[0]
+
+
+def assert_stmt(test, msg=None):
+    """``assert test, msg()``; a symbolic ``test`` becomes a graph assertion."""
+    if not __debug__:
+        return
+    if is_symbolic(test):
+        try:
+            from graphc.debugging import Assert
+        except ImportError:
+            raise AutographError(
+                f"`assert` on a tensor at {here()} needs gc.debugging.Assert, which this "
+                "build does not have; use an `if` that raises, or gc.numpy_function") from None
+        text = msg() if msg is not None else f"assertion failed at {here()}"
+        Assert(as_bool(test), [text])
+        return
+    if not test:
+        raise AssertionError(msg()) if msg is not None else AssertionError()

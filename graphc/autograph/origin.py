@@ -1,0 +1,177 @@
+"""Where converted code comes from and where its errors point: the user's own lines.
+
+The function's definition is found in the parsed source *file* (not a dedented snippet),
+so every AST node keeps its real line and column. Converted code is compiled under the
+user's file name with those positions, and generated statements take the position of
+the statement they replace: a frame of converted code therefore *is* the user's file and
+line, in tracebacks and in ``source_info.user_frame`` (graphc's error messages), with no
+separate line table. ``filter_traceback`` drops graphc's own frames from a traceback
+unless ``GRAPHC_SHOW_INTERNAL_FRAMES=1`` (``config.show_internal_frames()``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import linecache
+import types
+
+from graphc import config
+from graphc.tracer import source_info
+
+
+class SourceUnavailable(Exception):
+    """The function's source cannot be found; the message says why."""
+
+
+_modules: dict[str, tuple] = {}  # filename -> (source text, parsed module)
+# Every code object compiled from converted source, nested ones included: a function made
+# from one (a nested ``def`` of converted code) is already converted.
+generated_codes: set[types.CodeType] = set()
+
+
+def function_node(fn) -> ast.FunctionDef:
+    """A fresh copy of ``fn``'s definition (a lambda becomes ``def``), real positions."""
+    code = fn.__code__
+    filename = code.co_filename
+    tree = _module_ast(filename)
+    if tree is None:
+        where = ("it was defined in a REPL, by exec() or in generated code"
+                 if filename.startswith("<") else f"{filename} cannot be read")
+        raise SourceUnavailable(f"its source code is not available ({where})")
+    node = _find_lambda(tree, code) if code.co_name == "<lambda>" else _find_def(tree, code)
+    if node is None:
+        raise SourceUnavailable(f"its definition was not found in {filename} at line "
+                                f"{code.co_firstlineno} (was the file changed after import?)")
+    node = copy.deepcopy(node)
+    if isinstance(node, ast.Lambda):
+        ret = ast.copy_location(ast.Return(value=node.body), node.body)
+        node = ast.copy_location(ast.FunctionDef(
+            name="lambda_", args=node.args, body=[ret], decorator_list=[], returns=None,
+            type_comment=None), node)
+    node.decorator_list = []
+    node.returns = None
+    for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs + [
+            node.args.vararg, node.args.kwarg]:
+        if a is not None:
+            a.annotation = None
+    return node
+
+
+def _module_ast(filename: str):
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    text = "".join(lines)
+    hit = _modules.get(filename)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError:
+        return None
+    _modules[filename] = (text, tree)
+    return tree
+
+
+def _find_def(tree, code):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if code.co_firstlineno in (node.lineno, first):
+                return node
+    return None
+
+
+def _find_lambda(tree, code):
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno
+             and len(n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == nargs]
+    if len(found) <= 1:
+        return found[0] if found else None
+    # several lambdas on one line: pick the one whose body holds the code's first
+    # positioned instruction
+    for line, _end, col, _end_col in code.co_positions():
+        if line is None or not col:
+            continue
+        for n in found:
+            b = n.body
+            if (b.lineno, b.col_offset) <= (line, col) <= (b.end_lineno, b.end_col_offset):
+                return n
+        break
+    return None
+
+
+def compile_function(fn_node: ast.FunctionDef, fn, ag_name: str, ag_module):
+    """Compile the converted definition as a function with ``fn``'s globals, closure
+    cells (live, not copies), defaults and names; ``ag_name`` is bound to ``ag_module``."""
+    freevars = list(fn.__code__.co_freevars)
+    factory = ast.FunctionDef(
+        name="ag__factory",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in [ag_name, *freevars]],
+                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                           defaults=[]),
+        body=[fn_node], decorator_list=[], returns=None, type_comment=None)
+    ast.copy_location(factory, fn_node)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    _sane_positions(module)
+    code = compile(module, fn.__code__.co_filename, "exec")
+    inner = _const_code(_const_code(code, "ag__factory"), fn_node.name)
+    _remember(inner)
+    cells = dict(zip(freevars, fn.__closure__ or ()))
+    cells[ag_name] = types.CellType(ag_module)
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(cells[n] for n in inner.co_freevars))
+    new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    new.__qualname__ = fn.__qualname__
+    new.__module__ = fn.__module__
+    new.__doc__ = fn.__doc__
+    new.__annotations__ = fn.__annotations__
+    new.__dict__.update(fn.__dict__)
+    return new
+
+
+def _remember(code) -> None:
+    generated_codes.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _remember(c)
+
+
+def _const_code(code, name):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType) and c.co_name == name:
+            return c
+    raise AssertionError(f"compiled code has no {name!r}")
+
+
+def _sane_positions(tree) -> None:
+    """End positions never before start positions (generated nodes borrow positions)."""
+    for node in ast.walk(tree):
+        if "lineno" not in node._attributes:
+            continue
+        if getattr(node, "end_lineno", None) is None or node.end_lineno < node.lineno:
+            node.end_lineno = node.lineno
+            node.end_col_offset = node.col_offset
+        if node.end_lineno == node.lineno and (node.end_col_offset or 0) < node.col_offset:
+            node.end_col_offset = node.col_offset
+
+
+def filter_traceback(tb):
+    """``tb`` without graphc's frames (kept when ``GRAPHC_SHOW_INTERNAL_FRAMES=1``)."""
+    if config.show_internal_frames():
+        return tb
+    kept = []
+    while tb is not None:
+        if not source_info.is_internal(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return None
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    kept[-1].tb_next = None
+    return kept[0]

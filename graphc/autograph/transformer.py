@@ -1,0 +1,261 @@
+"""The AutoGraph source transformation of one function definition.
+
+Pipeline (each step its own module): expressions (``expressions.py``) -> returns, breaks
+and continues to flags (``lowering.py``) -> liveness (``analysis.py``) -> control flow
+(here). An ``if`` becomes::
+
+    def if_body():                 # the branches as functions
+        nonlocal x
+        x = x + 1
+    def else_body():
+        nonlocal x
+        x = 0
+    def get_state():               # how the runtime reads and writes the state variables
+        return (x,)
+    def set_state(vars_):
+        nonlocal x
+        (x,) = vars_
+    ag__.if_stmt(cond, if_body, else_body, get_state, set_state, ('x',))
+
+and ``while``/``for`` the same with ``ag__.while_stmt`` / ``ag__.for_stmt``. The runtime
+(``operators.py``) calls the functions directly for Python conditions and stages a graph
+``cond``/``while_loop`` for tensors. A state variable with no value yet is first set to
+``ag__.Undefined('x')`` so the ``nonlocal`` has a binding and the runtime can name it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from graphc.autograph import analysis, lowering, templates
+from graphc.autograph.expressions import ExpressionConverter
+
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+_STATE = """
+def GET_STATE():
+    return STATE
+def SET_STATE(VARS):
+    nonlocal NONLOCAL
+    STATE_STORE = VARS
+"""
+_NO_STATE = """
+def GET_STATE():
+    return ()
+def SET_STATE(VARS):
+    pass
+"""
+
+
+class Namer:
+    """Fresh names that clash with no identifier of the converted source."""
+
+    def __init__(self, tree):
+        self.used = set()
+        for node in ast.walk(tree):
+            for attr in ("id", "name", "arg", "attr"):
+                value = getattr(node, attr, None)
+                if isinstance(value, str):
+                    self.used.add(value)
+
+    def new(self, base: str) -> str:
+        name, i = base, 0
+        while name in self.used:
+            i += 1
+            name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+
+def convert(fn_node: ast.FunctionDef, ag: str, namer: Namer) -> ast.FunctionDef:
+    """Convert ``fn_node`` in place (its nested functions too) and return it."""
+    ExpressionConverter(ag).visit(fn_node)
+    for node in _function_defs(fn_node):  # innermost first; each is its own scope
+        _convert_scope(node, ag, namer)
+    return fn_node
+
+
+def _function_defs(node):
+    out = []
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, ast.ClassDef | ast.Lambda):
+            out.extend(_function_defs(child))
+    if isinstance(node, ast.FunctionDef):
+        out.append(node)
+    return out
+
+
+def _convert_scope(fn: ast.FunctionDef, ag: str, namer: Namer) -> None:
+    lowering.lower_returns(fn, ag, namer)
+    fn.body = lowering.lower_jumps(fn.body, ag, namer)
+    live = analysis.Liveness()
+    live.run(fn.body)
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    converter = _ControlFlow(ag, namer, live, analysis.global_names(fn.body))
+    fn.body = converter.block(fn.body, _Scope(params | analysis.declared(fn.body)))
+
+
+class _Scope:
+    """What is bound so far in the function being generated: ``defined`` surely, and
+    ``possible`` maybe (assigned in a ``try``) -- it decides how to initialize state."""
+
+    def __init__(self, defined=(), possible=()):
+        self.defined = set(defined)
+        self.possible = set(possible)
+
+
+class _ControlFlow:
+    def __init__(self, ag, namer, live, global_names):
+        self.ag = ag
+        self.namer = namer
+        self.live = live
+        self.globals = global_names
+        self.vars = namer.new("vars_")
+
+    def block(self, stmts, scope: _Scope) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, ast.If):
+                out.extend(self.if_stmt(s, scope))
+                continue
+            if isinstance(s, ast.While):
+                out.extend(self.while_stmt(s, scope))
+                continue
+            if isinstance(s, ast.For):
+                out.extend(self.for_stmt(s, scope))
+                continue
+            if isinstance(s, ast.With):
+                s.body = self.block(s.body, scope)
+            elif isinstance(s, _TRY + (ast.Match,)):
+                self._maybe_blocks(s, scope)
+                scope.possible |= analysis.bound(s)
+                out.append(s)
+                continue
+            out.append(s)
+            scope.defined |= analysis.bound(s)
+        return out
+
+    def _maybe_blocks(self, s, scope):
+        blocks = [(s, f) for f in ("body", "orelse", "finalbody") if hasattr(s, f)]
+        blocks += [(h, "body") for h in getattr(s, "handlers", []) + getattr(s, "cases", [])]
+        for owner, field in blocks:
+            inner = _Scope(scope.defined, scope.possible)
+            setattr(owner, field, self.block(getattr(owner, field), inner))
+
+    # ------------------------------------------------------------------ helpers
+    def _inits(self, names, scope: _Scope) -> list:
+        """Give every name in ``names`` a binding here (Undefined if it has no value)."""
+        out = []
+        for v in sorted(set(names) - scope.defined):
+            if v in scope.possible:
+                out += templates.stmts(f"{v} = {self.ag}.ldu(lambda: {v}, {v!r})")
+            else:
+                out += templates.stmts(f"{v} = {self.ag}.Undefined({v!r})")
+        scope.defined |= set(names)
+        return out
+
+    def _state_fns(self, state):
+        get, put = self.namer.new("get_state"), self.namer.new("set_state")
+        if not state:
+            return templates.stmts(_NO_STATE, GET_STATE=get, SET_STATE=put,
+                                   VARS=self.vars), get, put
+        code = templates.stmts(
+            _STATE, GET_STATE=get, SET_STATE=put, VARS=self.vars, NONLOCAL=list(state),
+            STATE=templates.names_tuple(state),
+            STATE_STORE=templates.names_tuple(state, ast.Store()))
+        return code, get, put
+
+    def _function(self, name, params, nonlocal_names, body_stmts):
+        """``def name(params): nonlocal ...; global ...; body`` (body converted)."""
+        mine = analysis.bound(body_stmts)
+        glob = sorted(mine & self.globals)
+        scope = _Scope(set(nonlocal_names) | set(params))
+        body = self.block(body_stmts, scope) or [ast.Pass()]
+        code = templates.stmts("""
+            def NAME(PARAMS):
+                nonlocal NONLOCAL
+                global GLOBAL
+                BODY
+            """, NAME=name, NONLOCAL=sorted(nonlocal_names), GLOBAL=glob, BODY=body)
+        fn = code[0]
+        fn.args.args = [ast.arg(arg=p) for p in params]
+        return fn
+
+    def _call(self, name, args):
+        call = templates.expr(f"{self.ag}.{name}()")
+        call.args = args
+        return ast.Expr(value=call)
+
+    # ------------------------------------------------------------------ statements
+    def if_stmt(self, s: ast.If, scope):
+        after = self.live.live_out[id(s)]
+        body_in, else_in = self.live.branch_in[id(s)]
+        mod_b, mod_e = analysis.bound(s.body), analysis.bound(s.orelse)
+        state = sorted(((mod_b | mod_e) & after) - self.globals)
+        nl_b = (mod_b & (set(state) | body_in)) - self.globals
+        nl_e = (mod_e & (set(state) | else_in)) - self.globals
+        pre = self._inits(set(state) | nl_b | nl_e, scope)
+        body_name, else_name = self.namer.new("if_body"), self.namer.new("else_body")
+        body_fn = self._function(body_name, [], nl_b, s.body)
+        else_fn = self._function(else_name, [], nl_e, s.orelse)
+        state_fns, get, put = self._state_fns(state)
+        call = self._call("if_stmt", [
+            s.test, ast.Name(body_name, ast.Load()), ast.Name(else_name, ast.Load()),
+            ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
+            templates.strings_tuple(state)])
+        return templates.locate([*pre, body_fn, else_fn, *state_fns, call], s)
+
+    def _loop_vars(self, s, extra_bound=frozenset()):
+        head = self.live.loop_head[id(s)]
+        mod = analysis.bound(s.body) | set(extra_bound)
+        return sorted((mod & head) - self.globals)
+
+    def while_stmt(self, s: ast.While, scope):
+        loop_vars = self._loop_vars(s)
+        pre = self._inits(loop_vars, scope)
+        test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
+        test_fn = templates.stmts("def NAME():\n    return TEST", NAME=test_name, TEST=s.test)
+        body_fn = self._function(body_name, [], loop_vars, s.body)
+        state_fns, get, put = self._state_fns(loop_vars)
+        call = self._call("while_stmt", [
+            ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
+            ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
+            templates.strings_tuple(loop_vars)])
+        return templates.locate([*pre, *test_fn, body_fn, *state_fns, call], s)
+
+    def for_stmt(self, s: ast.For, scope):
+        targets = analysis.target_names(s.target)
+        loop_vars = self._loop_vars(s, targets)
+        pre = self._inits(loop_vars, scope)
+        body_name = self.namer.new("loop_body")
+        body = list(s.body)
+        if isinstance(s.target, ast.Name) and s.target.id not in loop_vars:
+            param = s.target.id
+        else:
+            param = self.namer.new("itr")
+            body.insert(0, ast.copy_location(ast.Assign(
+                targets=[s.target], value=ast.Name(param, ast.Load())), s.target))
+        body_fn = self._function(body_name, [param], loop_vars, body)
+        tests = analysis.extra_tests(s)
+        extra, extra_fn = ast.Constant(None), []
+        if tests:
+            test = tests[0] if len(tests) == 1 else templates.expr(
+                f"{self.ag}.and_(FIRST, lambda: REST)", FIRST=tests[0],
+                REST=_conj(self.ag, tests[1:]))
+            name = self.namer.new("extra_test")
+            extra_fn = templates.stmts("def NAME():\n    return TEST", NAME=name, TEST=test)
+            extra = ast.Name(name, ast.Load())
+        state_fns, get, put = self._state_fns(loop_vars)
+        call = self._call("for_stmt", [
+            s.iter, extra, ast.Name(body_name, ast.Load()), ast.Name(get, ast.Load()),
+            ast.Name(put, ast.Load()), templates.strings_tuple(loop_vars)])
+        return templates.locate([*pre, *extra_fn, body_fn, *state_fns, call], s)
+
+
+def _conj(ag, tests):
+    if len(tests) == 1:
+        return tests[0]
+    return templates.expr(f"{ag}.and_(FIRST, lambda: REST)", FIRST=tests[0],
+                          REST=_conj(ag, tests[1:]))

@@ -1,0 +1,200 @@
+"""Staging a tensor loop as one ``while_loop`` node: loop-variable typing and relaxation.
+
+Each loop variable is one of:
+
+* a *tensor* variable: its dtype is fixed; dims that change across iterations are relaxed
+  to ``None`` and the body is traced again until the shapes stop changing;
+* a *weak* Python number: it takes the dtype the body gives it (``i = 0; i = i + t32``
+  makes ``i`` int32), found by tracing the body once with a probe dtype that any tensor
+  dtype wins against (bool for ints, float16 for floats);
+* the *auto* return value of a converted function (``UndefinedReturnValue``): it takes
+  the dtype and shape the body gives it and starts as zeros;
+* a *constant* Python value the body must leave alone, or an *undefined* variable the
+  body must not define (else it would be used after the loop without a value).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from graphc.dtypes import numpy_literal
+from graphc.errors import AutographError
+from graphc.ops.control_trace import (
+    MAX_RELAX,
+    Restage,
+    Undefined,
+    UndefinedReturnValue,
+    _is_number,
+    _is_tensorish,
+    _shape_text,
+    add_control_node,
+    aval_of,
+    close,
+    describe,
+    enter,
+    join_shapes,
+    provisional,
+    scalar_bool,
+    to_value,
+)
+from graphc.tracer import ir, trace
+from graphc.tracer.tensor import _symbolic
+
+_PROBE = {bool: np.dtype(np.bool_), int: np.dtype(np.bool_), float: np.dtype(np.float16),
+          complex: np.dtype(np.complex64)}
+
+
+def stage_loop(op, cond_fn, body_fn, init, site) -> list:
+    """Add a ``while_loop`` node running ``body_fn`` while ``cond_fn`` holds.
+
+    ``cond_fn(*vars)`` returns a scalar predicate, ``body_fn(*vars)`` the new values as a
+    list as long as ``init``. Returns the loop variables after the loop (symbolic tensors,
+    or the Python values of constant / undefined variables).
+    """
+    init = list(init)
+    kinds = [_classify(v) for v in init]
+    if any(k[0] in ("weak", "auto") for k in kinds):
+        kinds, init = _resolve_probes(cond_fn, body_fn, init, kinds, site)
+    for _ in range(MAX_RELAX):
+        traced = _trace(cond_fn, body_fn, init, kinds, site)
+        new_kinds = _check(traced[3], init, kinds, site)
+        if new_kinds == kinds:
+            break
+        kinds = new_kinds
+    else:  # pragma: no cover - relaxing only removes dims, so it always converges
+        raise RuntimeError(f"{site.construct}: loop shapes did not converge")
+    ctx_c, pred, ctx_b, outs = traced
+    tensor_at = [i for i, k in enumerate(kinds) if k[0] == "tensor"]
+    with ctx_b:
+        body_outs = [to_value(ctx_b, outs[i], kinds[i][1].dtype) for i in tensor_at]
+    graphs, operands = close([ctx_c, ctx_b], len(tensor_at), [[pred], body_outs])
+    outer = trace.current()
+    inputs = [to_value(outer, init[i], kinds[i][1].dtype) for i in tensor_at]
+    avals = [kinds[i][1] for i in tensor_at]
+    symbols = iter(add_control_node(op, inputs + operands,
+                                    {"cond": graphs[0], "body": graphs[1]}, avals, graphs))
+    return [next(symbols) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
+
+
+def _classify(v):
+    if _is_tensorish(v):
+        return ("tensor", aval_of(v))
+    if _is_number(v):
+        return ("weak",)
+    if isinstance(v, UndefinedReturnValue):
+        return ("auto",)
+    if isinstance(v, Undefined):
+        return ("undef",)
+    return ("const",)
+
+
+def _trace(cond_fn, body_fn, init, kinds, site):
+    """Trace the condition and the body with placeholders for the tensor variables."""
+    def arguments(ctx):
+        return [_symbolic(ctx.new_input(k[1])) if k[0] == "tensor" else v
+                for v, k in zip(init, kinds)]
+
+    ctx_c = enter("cond")
+    with ctx_c:
+        pred = scalar_bool(ctx_c, cond_fn(*arguments(ctx_c)),
+                           f"the condition of {site.construct}")
+    ctx_b = enter("body")
+    with ctx_b:
+        outs = list(body_fn(*arguments(ctx_b)))
+    if len(outs) != len(init):
+        raise AutographError(f"{site.construct}: the body returned {len(outs)} loop "
+                             f"variables, expected {len(init)}")
+    return ctx_c, pred, ctx_b, outs
+
+
+def _resolve_probes(cond_fn, body_fn, init, kinds, site):
+    """Give weak numbers and the auto return value the dtype the body gives them."""
+    probe = [("tensor", ir.Aval((), _PROBE[type(v)])) if k[0] == "weak" else
+             ("const",) if k[0] == "auto" else k for v, k in zip(init, kinds)]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings(), provisional():
+            warnings.simplefilter("ignore")
+            outs = _trace(cond_fn, body_fn, init, probe, site)[3]
+    except Restage:
+        raise
+    except Exception:  # noqa: BLE001 - the probe dtype can be what fails (-bool): retry
+        probe = [("tensor", ir.Aval((), numpy_literal(v).dtype)) if k[0] == "weak" else p
+                 for v, k, p in zip(init, kinds, probe)]
+        with provisional():
+            outs = _trace(cond_fn, body_fn, init, probe, site)[3]
+    new_kinds, new_init = [], []
+    for i, (v, k, o) in enumerate(zip(init, kinds, outs)):
+        if k[0] == "weak":
+            dtype = numpy_literal(v).dtype
+            if _is_tensorish(o) and aval_of(o).dtype != probe[i][1].dtype:
+                dtype = aval_of(o).dtype
+            elif _is_number(o):
+                dtype = np.result_type(numpy_literal(v), numpy_literal(o))
+            try:
+                v = np.asarray(v, dtype)
+            except OverflowError:
+                raise AutographError(
+                    f"{site.construct}: the initial value {v!r} of {site.leaf_name(i)} "
+                    f"does not fit the dtype {dtype} the loop gives it") from None
+            k = ("tensor", ir.Aval((), dtype))
+        elif k[0] == "auto":
+            if _is_tensorish(o):
+                a = aval_of(o)
+                v = np.zeros(tuple(0 if d is None else d for d in a.shape), a.dtype)
+                k = ("tensor", aval_of(v))
+            else:
+                k = ("const",)
+        new_kinds.append(k)
+        new_init.append(v)
+    return new_kinds, new_init
+
+
+def _check(outs, init, kinds, site):
+    """The kinds after one traced iteration: relaxed shapes; errors for changes."""
+    new = []
+    for i, (v, k, o) in enumerate(zip(init, kinds, outs)):
+        name = site.leaf_name(i)
+        if k[0] == "tensor":
+            a = k[1]
+            if _is_number(o):
+                b = ir.Aval((), np.result_type(a.dtype, o))
+            elif _is_tensorish(o):
+                b = aval_of(o)
+            else:
+                raise AutographError(
+                    f"{site.construct}: {name} is {describe(v)} before the loop but "
+                    f"{describe(o)} after one iteration; a loop variable must stay a tensor")
+            if b.dtype != a.dtype:
+                raise AutographError(
+                    f"{site.construct}: {name} has dtype {a.dtype.name} before the loop but "
+                    f"{b.dtype.name} after one iteration; a loop variable must keep its "
+                    "dtype: cast its initial value or its new value with gc.cast")
+            shape = join_shapes(a.shape, b.shape)
+            if shape is None:
+                raise AutographError(
+                    f"{site.construct}: {name} has shape {_shape_text(a.shape)} before the "
+                    f"loop but {_shape_text(b.shape)} after one iteration; a loop variable "
+                    "must keep its rank (its dims may change)")
+            new.append(("tensor", ir.Aval(shape, a.dtype)))
+        elif k[0] == "undef":
+            if not isinstance(o, Undefined):
+                raise AutographError(
+                    f"{site.construct}: {name} is first defined inside the loop and used "
+                    f"after it (or in a later iteration); a tensor loop may run zero times, "
+                    f"so give it a value before the loop (e.g. `{_bare(name)} = 0`)")
+            new.append(k)
+        else:
+            if o is not v:
+                raise AutographError(
+                    f"{site.construct}: {name} is {describe(v)} before the loop and "
+                    f"{describe(o)} after one iteration; only tensors and numbers can "
+                    "change inside a tensor loop")
+            new.append(k)
+    return new
+
+
+def _bare(name: str) -> str:
+    """``x`` from ``variable 'x'`` (for the suggested fix in a message)."""
+    return name.split("'")[1] if name.count("'") >= 2 else "var"
