@@ -9,4 +9,5 @@ TABLES = {
     "function": "benchmarks.bench_function",
     "passes": "benchmarks.bench_passes",
     "control": "benchmarks.bench_control",
+    "numba": "benchmarks.bench_numba",
 }

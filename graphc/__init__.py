@@ -43,6 +43,7 @@ from graphc.ops.shape import concat, rank, shape, size
 from graphc.ops.shape import tf_reshape as reshape
 from graphc.ops.shape import tf_stack as stack
 from graphc.ops.shape import tf_transpose as transpose
+from graphc.runtime import cache
 from graphc.tf_api import (
     abs,
     add,

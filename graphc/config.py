@@ -11,6 +11,7 @@ Environment variables (read here and nowhere else):
 * ``GRAPHC_CACHE_DIR``  where compiled programs are cached on disk.
 * ``GRAPHC_CHECK=1``    run the IR verifier after every pass.
 * ``GRAPHC_SHOW_INTERNAL_FRAMES=1``  keep graphc's own frames in tracebacks.
+* ``GRAPHC_JIT=lazy|eager|off``  when the Numba backend compiles a graph.
 """
 
 from __future__ import annotations
@@ -106,6 +107,16 @@ def check_passes() -> bool:
 def show_internal_frames() -> bool:
     """True when ``GRAPHC_SHOW_INTERNAL_FRAMES=1``: do not hide graphc frames."""
     return os.environ.get("GRAPHC_SHOW_INTERNAL_FRAMES", "") not in ("", "0")
+
+
+def jit_mode() -> str:
+    """The Numba compile policy from ``GRAPHC_JIT``: ``lazy`` (default: compile a graph in
+    the background once it has run twice), ``eager`` (compile on the first call) or
+    ``off`` (always the NumPy interpreter)."""
+    mode = os.environ.get("GRAPHC_JIT", "lazy") or "lazy"
+    if mode not in ("lazy", "eager", "off"):
+        raise ValueError(f"GRAPHC_JIT={mode!r}: use 'lazy', 'eager' or 'off'")
+    return mode
 
 
 def list_devices() -> list[str]:

@@ -47,3 +47,16 @@ class AutographError(Exception):
 
 class DeviceError(RuntimeError):
     """A device was requested that does not exist; the message lists those that do."""
+
+
+class FallbackWarning(RuntimeWarning):
+    """A gc.function runs on the NumPy interpreter because some op cannot be compiled.
+
+    The message lists each blocking node and its source line. To silence it, use
+    ``backend="numpy"`` for that function, or ``warnings.simplefilter("ignore",
+    FallbackWarning)``.
+    """
+
+
+class FallbackError(RuntimeError):
+    """Raised instead of falling back when strict compilation was asked for."""

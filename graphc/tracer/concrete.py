@@ -115,6 +115,7 @@ class ConcreteFunction:
                         and out_template[0] is _TENSOR)
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
+        self.runtime = None  # the numba executor (how this graph runs, and why), once built
 
     # ---------------------------------------------------------------- inspection
     @property
@@ -215,15 +216,24 @@ class ConcreteFunction:
         return self._wrap_outputs(outs)
 
     def _build_executor(self):
-        from graphc.runtime.interpreter import run_graph
+        graph, version = self.optimized_graph, _state.optimizer_version
+        if self._function._backend == "numpy":
+            from graphc.runtime.interpreter import run_graph
 
-        graph = self.optimized_graph
+            def execute(arrays):
+                return run_graph(graph, arrays)
+        else:
+            from graphc.runtime import numba_cpu
 
-        def execute(arrays):
-            return run_graph(graph, arrays)
+            def swap(fast):  # called when the compiled program is ready (maybe a thread)
+                if self._executor_version == version:
+                    self._executor = fast
 
+            execute = numba_cpu.executor_for(graph, on_compiled=swap,
+                                             strict=bool(self._function._jit_compile))
+            self.runtime = execute
         self._executor = execute
-        self._executor_version = _state.optimizer_version
+        self._executor_version = version
         return execute
 
     def _wrap_outputs(self, outs):

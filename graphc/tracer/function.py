@@ -42,15 +42,15 @@ class Function:
                  reduce_retracing=False, backend=None, name=None, jit_compile=None):
         if not callable(python_function):
             raise TypeError(f"gc.function expects a callable, got {python_function!r}")
-        if backend not in (None, "numpy"):
+        if backend not in (None, "numpy", "numba"):
             raise ValueError(
-                f"gc.function: unknown backend {backend!r}; use 'numpy' (the reference "
-                "interpreter) or leave it unset")
+                f"gc.function: unknown backend {backend!r}; use 'numba' (the default: "
+                "compiled with Numba when hot) or 'numpy' (the reference interpreter)")
         self._python_function = python_function
         self._input_signature = None if input_signature is None else tuple(input_signature)
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
-        self._backend = backend or "numpy"
+        self._backend = backend or "numba"
         self._jit_compile = jit_compile
         self.__name__ = name or getattr(python_function, "__name__", "function")
         self.__doc__ = getattr(python_function, "__doc__", None)
@@ -82,7 +82,7 @@ class Function:
         if bound is None:
             bound = Function(_weak_method(self._python_function, instance),
                              self._input_signature, self._autograph, self._reduce_retracing,
-                             None if self._backend == "numpy" else self._backend,
+                             self._backend,
                              self.__name__, self._jit_compile)
             self._instances[instance] = bound
         return bound
@@ -272,7 +272,15 @@ class Function:
         each pass's changes and the optimized graph."""
         from graphc.passes import explain_text
 
-        text = explain_text(self.get_concrete_function(*args, **kwargs))
+        concrete = self.get_concrete_function(*args, **kwargs)
+        text = explain_text(concrete)
+        if self._backend == "numba":
+            from graphc.runtime import numba_cpu
+
+            runtime = concrete.runtime or numba_cpu.executor_for(concrete.optimized_graph)
+            text += "\n\n=== runtime ===\n" + runtime.explain()
+        else:
+            text += "\n\n=== runtime ===\nbackend: numpy (reference interpreter)"
         print(text)
         return text
 

@@ -1,0 +1,143 @@
+"""Table "numba": the compiled Numba program of a graph next to NumPy and the interpreter.
+
+Each workload is traced once with ``gc.function`` (passes on, so elementwise chains are
+``fused_elementwise`` nodes) and its optimized graph is timed three ways in the same run:
+NumPy running the same code on ndarrays, the reference interpreter
+(``run_graph(graph, arrays)``) and the Numba executor (``numba_cpu.executor_for(graph)``,
+compiled before timing). The compile column is the wall time of that compile in a fresh
+cache directory (memory and disk cold; Numba's own helper caches may be warm).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from time import perf_counter, perf_counter_ns
+
+import numpy as np
+
+import graphc as gc
+from benchmarks.runner import fmt_ratio, fmt_time, measure, render_table
+from graphc.runtime import numba_cpu
+from graphc.runtime.interpreter import run_graph
+
+
+def plus_one(x):
+    return x + 1
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + gc.exp(-x))
+
+
+def np_sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def chain(x, m=None):
+    """20 elementwise ops (m = the module: gc for graphc, np for NumPy)."""
+    m = m or gc
+    y = x * 1.0001 + 0.5                       # 2
+    y = m.maximum(y - 0.25, -1.0)              # 4
+    y = m.minimum(y * 0.999, 10.0)             # 6
+    y = m.sqrt(m.abs(y) + 1.0) * 2.0 - 1.0     # 11
+    y = (y * y) * 0.5 + 0.1                    # 14
+    y = m.abs(-y) / 1.5 + 0.2                  # 18
+    return y * 3.0 - 0.3                       # 20
+
+
+def np_chain(x):
+    return chain(x, np)
+
+
+def power(x, y):
+    result = gc.eye(10, dtype=gc.int32)
+    for _ in range(y):
+        result = gc.matmul(x, result)
+    return result
+
+
+def np_power(x, y):
+    result = np.eye(10, dtype=np.int32)
+    for _ in range(y):
+        result = np.matmul(x, result)
+    return result
+
+
+def _workloads(quick: bool):
+    rng = np.random.default_rng(0)
+    rows = [("x + 1, f32 scalar", plus_one, plus_one, np.asarray(3.0, np.float32), ())]
+    for n in (2**20,) if quick else (2**20, 2**24):
+        rows.append((f"sigmoid f32[2^{n.bit_length() - 1}]", np_sigmoid, sigmoid,
+                     rng.standard_normal(n).astype(np.float32), ()))
+    for n in (10**6,) if quick else (10**6, 10**7):
+        rows.append((f"20-op chain f32[1e{len(str(n)) - 1}]", np_chain, chain,
+                     rng.standard_normal(n).astype(np.float32), ()))
+    rows.append(("power(x, 100), i32[10,10]", np_power, power,
+                 rng.integers(0, 3, (10, 10)).astype(np.int32), (100,)))
+    return rows
+
+
+def _copy_bandwidth(n: int) -> float:
+    """Bytes per ns of a float32 copy of ``n`` elements (read + write), best of a few."""
+    src = np.ones(n, np.float32)
+    dst = np.empty_like(src)
+    best = min(_timed(np.copyto, dst, src) for _ in range(5))
+    return 2 * src.nbytes / best
+
+
+def _timed(fn, *args) -> float:
+    t0 = perf_counter_ns()
+    fn(*args)
+    return perf_counter_ns() - t0
+
+
+def run(settings) -> str:
+    mode = numba_cpu.settings.mode
+    numba_cpu.settings.mode = "eager"  # compile now; the timings are of warm programs
+    old_dir = os.environ.get("GRAPHC_CACHE_DIR")
+    os.environ["GRAPHC_CACHE_DIR"] = tempfile.mkdtemp(prefix="graphc-bench-")
+    try:
+        return _run(settings)
+    finally:
+        numba_cpu.settings.mode = mode
+        if old_dir is None:
+            os.environ.pop("GRAPHC_CACHE_DIR", None)
+        else:
+            os.environ["GRAPHC_CACHE_DIR"] = old_dir
+
+
+def _run(settings) -> str:
+    header = ["workload", "NumPy", "interpreter", "numba", "numba/NumPy", "numba/interp",
+              "compile"]
+    rows, notes = [], []
+    for label, np_fn, py_fn, arr, extra in _workloads(settings.quick):
+        graph = gc.function(py_fn).get_concrete_function(
+            gc.constant(arr, dtype=arr.dtype), *extra).optimized_graph
+        t0 = perf_counter()
+        ex = numba_cpu.executor_for(graph)
+        compile_s = perf_counter() - t0
+        if ex.backend != "numba":
+            notes.append(f"{label}: NOT compiled: {'; '.join(ex.reasons)}")
+        cases = {
+            "NumPy": (np_fn, (arr, *extra)),
+            "interp": (run_graph, (graph, [arr])),
+            "numba": (ex, ([arr],)),
+        }
+        t = measure(cases, settings)
+        rows.append([label, fmt_time(t["NumPy"]), fmt_time(t["interp"]), fmt_time(t["numba"]),
+                     fmt_ratio(t["numba"] / t["NumPy"]), fmt_ratio(t["numba"] / t["interp"]),
+                     f"{compile_s:.2f} s"])
+        if "chain" in label:
+            floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
+            notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
+                         f"{fmt_time(floor)}")
+    notes = [
+        "numba = numba_cpu.executor_for(optimized_graph)(arrays), single-threaded; exp and "
+        "sigmoid use graphc.runtime.vmath (vectorized), other transcendentals libm",
+        "interpreter = graphc.runtime.interpreter.run_graph(optimized_graph, arrays)",
+        "compile = executor_for() in a fresh cache directory (codegen + Numba compile)",
+        *notes,
+    ]
+    return render_table("numba: compiled program vs NumPy and the interpreter",
+                        header, rows, tuple(notes))

@@ -1,0 +1,208 @@
+"""Graph -> the Python source of one module holding one Numba-compilable function.
+
+``generate(graph)`` returns a :class:`Program`: the module text (imports, the helpers
+it uses, and ``program(a0, ..., c0, ...)`` with one block of statements per node), the
+constant arrays passed after the graph inputs, and, when some node has no Numba kernel,
+the list of reasons instead. It never imports Numba: ``numba_cpu`` compiles the text.
+
+Conventions in the generated code (why they hold is in docs/runtime.md):
+
+* value ``%n`` of ``str(graph)`` is the variable ``vn`` (inputs are ``an``, large
+  constants ``cn``), so an error in the program points back at the printed graph;
+* every rank-0 value is a Numba *scalar*, never a 0-d array (0-d inputs are read with
+  ``a[()]``, 0-d results are returned as scalars and wrapped by the executor); a 0-d
+  constant is inlined as an exact literal;
+* elementwise ops become explicit loops: a flat loop when every operand is contiguous
+  and has the output's shape, else an N-d loop over ``np.broadcast_to`` views; each
+  element is cast to NumPy's loop dtype and the result to the node's dtype, so
+  promotion and integer wraparound are exactly NumPy's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphc.runtime import (
+    kernels,
+    kernels_reduce,  # noqa: F401  (registers reduction emitters)
+)
+from graphc.runtime.kernels import Unsupported, Val, check_dtype, literal
+from graphc.runtime.loops import Loops
+from graphc.tracer.ir import ConstArray, Graph
+from graphc.tracer.printer import Namer, format_graph, node_signature
+
+FN_NAME = "program"
+PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
+
+
+@dataclass
+class Program:
+    """The generated module for one graph (or the reasons it cannot be generated)."""
+
+    source: str = ""
+    input_avals: tuple = ()        # the graph inputs' avals (the compiled signature)
+    scalar_inputs: tuple = ()      # per graph input: rank 0, read as a scalar inside
+    consts: tuple = ()             # arrays passed after the inputs, in order
+    scalar_outputs: tuple = ()     # per output: its dtype when returned as a scalar
+    reasons: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons
+
+
+def generate(graph: Graph) -> Program:
+    """Generate the program for ``graph``; ``Program.reasons`` lists what blocks it."""
+    return _Gen(graph).run()
+
+
+class _Gen(Loops):
+    """One generation: the emitters call ``line`` and ``tmp`` on it."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.namer = Namer(graph)
+        self.lines: list[str] = []
+        self.depth = 1
+        self.vals: dict[int, Val] = {}
+        self.consts: list[np.ndarray] = []
+        self.reasons: list[str] = []
+        self._n = 0
+
+    # -- the interface emitters use
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def tmp(self, prefix: str = "t") -> str:
+        self._n += 1
+        return f"_{prefix}{self._n}"
+
+    # -- driver
+    def run(self) -> Program:
+        g = self.graph
+        params, scalar_in = [], []
+        for i, v in enumerate(g.inputs):
+            name = "a" + self.namer(v)[1:]
+            params.append(name)
+            aval = v.aval
+            scalar_in.append(bool(aval.shape == ()))
+            if aval.shape is None:
+                self.reasons.append(f"input {i} has unknown rank")
+                self.vals[v.id] = Val(name, aval)
+                continue
+            self._dtype_ok(aval.dtype, f"input {i}")
+            if aval.shape == ():
+                self.line(f"{self._var(v)} = {name}[()]")
+                self.vals[v.id] = Val(self._var(v), aval)
+            else:
+                self.vals[v.id] = Val(name, aval, contig=True)  # the executor ensures it
+        self.uses: dict[int, int] = {}
+        for node in g.nodes:
+            for v in node.inputs:
+                self.uses[v.id] = self.uses.get(v.id, 0) + 1
+        for v in g.outputs:
+            self.uses[v.id] = self.uses.get(v.id, 0) + 1
+        self.group = None  # the open fused loop (see loops.Loops)
+        for node in g.nodes:
+            self.line(f"# {node_signature(g, node)}")
+            try:
+                if any(v.aval.shape is None for v in node.inputs if not v.aval.is_token):
+                    raise Unsupported("operand of unknown rank")
+                if self._join(node):
+                    continue
+                if self.group is not None and any(v.id in self.group.made
+                                                  for v in node.inputs):
+                    self._flush()
+                self._node(node)
+            except Unsupported as e:
+                where = f" (traced at {node.src})" if node.src else ""
+                self.reasons.append(f"{node_signature(g, node)}: {e}{where}")
+                for v in node.outputs:  # keep going so every blocker is reported
+                    self.vals.setdefault(v.id, Val(self._var(v), v.aval))
+        self._flush()
+        outs, scalar_out = [], []
+        for v in g.outputs:
+            val = self.vals.get(v.id)
+            if val is None:
+                self.reasons.append("an output is not defined by the graph")
+                break
+            outs.append(val.name)
+            scalar_out.append(v.aval.dtype if val.scalar else None)
+        self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        params += [f"c{i}" for i in range(len(self.consts))]
+        return Program(self._module(params), tuple(v.aval for v in g.inputs), tuple(scalar_in),
+                       tuple(self.consts), tuple(scalar_out), self.reasons)
+
+    def _module(self, params) -> str:
+        text = format_graph(self.graph).splitlines()
+        head = [
+            '"""Generated by graphc.runtime.codegen; do not edit (the cache rebuilds it)."""',
+            *(f"# {ln}" for ln in text),
+            "import math  # noqa: F401",
+            "",
+            "import numba",
+            "import numpy as np",
+            "",
+            "from graphc.runtime import numba_helpers as H  # noqa: F401",
+            "from graphc.runtime import vmath as V  # noqa: F401",
+            "",
+        ]
+        head += ["", PROGRAM_DECORATOR, f"def {FN_NAME}({', '.join(params)}):"]
+        return "\n".join(head + self.lines) + "\n"
+
+    def _var(self, v) -> str:
+        return "v" + self.namer(v)[1:]
+
+    def _dtype_ok(self, dtype, what) -> None:
+        try:
+            check_dtype(dtype, what)
+        except Unsupported as e:
+            self.reasons.append(str(e))
+
+    # -- nodes
+    def _node(self, node) -> None:
+        if any(v.aval.is_token for v in (*node.inputs, *node.outputs)):
+            raise Unsupported(f"stateful op {node.op.name} (effect tokens are not compiled "
+                              "yet)")
+        for v in node.outputs:
+            if v.aval.shape is None:
+                raise Unsupported("result of unknown rank")
+            check_dtype(v.aval.dtype, f"{node.op.name}'s result")
+        ins = [self.vals[v.id] for v in node.inputs]
+        for x in ins:
+            check_dtype(x.aval.dtype, f"an input of {node.op.name}")
+        outs = [self._var(v) for v in node.outputs]
+        if node.op.name == "const":
+            self._const(node, outs[0])
+            return
+        if node.op.name == "fused_elementwise":
+            results = self._fused(node, ins, outs)
+            for v, val in zip(node.outputs, results):
+                self.vals[v.id] = val
+            return
+        emit = kernels.EMITTERS.get(node.op.name)
+        if emit is not None:
+            results = emit(self, node, ins, outs)
+        elif node.op.elementwise and not node.op.multiple_results:
+            step = (node.op, node.attrs, [("in", j) for j in range(len(ins))],
+                    node.outputs[0].aval)
+            results = self.elementwise(ins, [step], [0], outs)
+        else:
+            raise Unsupported(f"no Numba kernel for op {node.op.name}")
+        for v, val in zip(node.outputs, results):
+            self.vals[v.id] = val
+
+    def _const(self, node, name) -> None:
+        value = node.attrs["value"]
+        arr = value.array if isinstance(value, ConstArray) else np.asarray(value)
+        aval = node.outputs[0].aval
+        if arr.ndim == 0:
+            self.line(f"{name} = {literal(arr, arr.dtype)}")
+            self.vals[node.outputs[0].id] = Val(name, aval)
+            return
+        c = f"c{len(self.consts)}"
+        self.consts.append(np.ascontiguousarray(arr))
+        self.line(f"{name} = {c}")
+        self.vals[node.outputs[0].id] = Val(name, aval, contig=True)

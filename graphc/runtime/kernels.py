@@ -1,0 +1,368 @@
+"""Numba kernels for the compiled CPU runtime, as *source text* the code generator splices in.
+
+Two tables:
+
+* :func:`scalar_expr` — the per-element expression of an elementwise op (``add`` becomes
+  ``np.float32((x0 + x1))``). It starts from the op's registry ``scalar`` template and
+  applies :data:`SCALAR_OVERRIDES` where a template would not mean the same in Numba
+  (``math.floor`` returns an int there, ``~`` on a bool is ``-2``). Inputs are cast to
+  the ufunc's *loop* dtypes and the result to the node's dtype, so NumPy's promotion
+  and wraparound hold exactly whatever Numba's own scalar typing would pick.
+* :data:`EMITTERS` — for every other supported op, a function that writes the node's
+  statements (reductions, matmul, shape ops, creation ops).
+
+Everything is text: a generated program is one source file (Numba can cache only code
+that lives in a file); longer shared pieces are compiled helpers it calls as ``H.name``
+(``numba_helpers``). This module does not import Numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops.shapes import normalize_axes
+
+
+class Unsupported(Exception):
+    """This node has no Numba kernel; the message is the reason shown to the user."""
+
+
+class Val:
+    """A value in generated code: ``name`` holds a Numba scalar (rank 0) or an array.
+
+    ``contig`` says the array is known C-contiguous at compile time (Numba typed it 'C'),
+    which allows flat loops and free reshapes.
+    """
+
+    __slots__ = ("name", "aval", "contig")
+
+    def __init__(self, name, aval, contig=True):
+        self.name = name
+        self.aval = aval
+        self.contig = contig
+
+    @property
+    def scalar(self) -> bool:
+        return self.aval.shape == ()
+
+    def dim(self, i) -> str:
+        """Dimension ``i`` as source, read at run time even when known statically: loop
+        bounds that are literals let LLVM unroll small loops completely, which made
+        single compiles take 10+ s (measured); the runtime read costs nothing."""
+        return f"{self.name}.shape[{i}]"
+
+
+SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64,
+    np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
+
+
+def check_dtype(dtype, what: str) -> None:
+    if dtype not in SUPPORTED_DTYPES:
+        raise Unsupported(f"{what} has dtype {dtype}, which the Numba backend does not "
+                          "compile yet (float16 and complex run on the interpreter)")
+
+
+def np_type(dtype) -> str:
+    """``np.float32``: the NumPy scalar type's name as Numba source."""
+    dtype = np.dtype(dtype)
+    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+
+def cast(expr: str, dtype) -> str:
+    """``expr`` converted to ``dtype`` with NumPy's C-cast semantics."""
+    if np.dtype(dtype) == np.bool_:
+        return f"({expr} != 0)"  # NaN -> True, as ndarray.astype(bool)
+    return f"{np_type(dtype)}({expr})"
+
+
+def literal(value, dtype) -> str:
+    """An exact source literal for one scalar of ``dtype``."""
+    dtype = np.dtype(dtype)
+    v = np.asarray(value, dtype).item()
+    if dtype == np.bool_:
+        return repr(bool(v))
+    if dtype.kind == "f":
+        if np.isnan(v):
+            return f"{np_type(dtype)}(np.nan)"
+        if np.isinf(v):
+            return f"{np_type(dtype)}({'-' if v < 0 else ''}np.inf)"
+        return f"{np_type(dtype)}({float(v)!r})"  # repr round-trips a double exactly
+    return f"{np_type(dtype)}({int(v)})"
+
+
+# --------------------------------------------------------------------------- scalars
+# Templates that replace or fill in the registry's ``scalar`` field for Numba, each for a
+# reason: ``math.floor``/``ceil``/``trunc`` return ints in Numba (NaN/inf would break);
+# Python ``max``/``min`` drop NaN where np.maximum keeps it; ``~`` on bools is ``-2``.
+# A value is a template string or ``fn(in_dtypes, out_dtype, attrs) -> template``.
+SCALAR_OVERRIDES = {
+    "floor": "np.floor({0})",
+    "ceil": "np.ceil({0})",
+    "trunc": "np.trunc({0})",
+    "rint": "np.rint({0})",
+    "exp2": "np.exp2({0})",
+    "cbrt": "np.cbrt({0})",
+    "log": "np.log({0})",
+    "log2": "np.log2({0})",
+    "log10": "np.log10({0})",
+    "log1p": "np.log1p({0})",
+    "sqrt": "np.sqrt({0})",
+    "isnan": "np.isnan({0})",
+    "isinf": "np.isinf({0})",
+    "isfinite": "np.isfinite({0})",
+    "arcsin": "np.arcsin({0})",
+    "arccos": "np.arccos({0})",
+    "arccosh": "np.arccosh({0})",
+    "arctanh": "np.arctanh({0})",
+    "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+    "fmax": "({0} if ({0} >= {1} or {1} != {1}) else {1})",
+    "fmin": "({0} if ({0} <= {1} or {1} != {1}) else {1})",
+    "sign": "(1 if {0} > 0 else (-1 if {0} < 0 else (0 if {0} == 0 else {0})))",
+    "clip": "H.clip({0}, {1}, {2})",
+    "reciprocal": lambda ins, out, attrs: (
+        "(1.0 / {0})" if out.kind == "f" else "(0 if {0} == 0 else (1 // {0}))"),
+    "invert": lambda ins, out, attrs: "(not {0})" if out == np.bool_ else "(~{0})",
+    "power": lambda ins, out, attrs: (
+        "({0} ** {1})" if out.kind == "f" else "H.ipow({0}, {1})"),
+    "logical_and": "(({0} != 0) and ({1} != 0))",
+    "logical_or": "(({0} != 0) or ({1} != 0))",
+    "logical_not": "({0} == 0)",
+    "logical_xor": "(({0} != 0) != ({1} != 0))",
+    "cast": "{0}",
+    "identity": "{0}",
+    "round": lambda ins, out, attrs: _round_template(out, attrs.get("decimals", 0)),
+    # vectorizable polynomial versions (vmath): libm calls would keep loops scalar
+    "exp": lambda ins, out, attrs: _vmath("exp", out, "math.exp({0})"),
+    "sigmoid": lambda ins, out, attrs: _vmath("sigmoid", out,
+                                              "(1.0 / (1.0 + math.exp(-{0})))"),
+}
+
+
+def _vmath(name, out, fallback):
+    if out == np.float32:
+        return f"V.{name}_f32({{0}})"
+    if out == np.float64:
+        return f"V.{name}_f64({{0}})"
+    return fallback
+
+def _round_template(out, decimals):
+    if out.kind != "f":
+        if decimals >= 0:
+            return "{0}"
+        raise Unsupported("round with negative decimals on integers")
+    if decimals == 0:
+        return "np.rint({0})"
+    scale = literal(10.0 ** abs(decimals), out)
+    # NumPy: rint(x * 10**d) / 10**d for d > 0, rint(x / 10**-d) * 10**-d for d < 0
+    if decimals > 0:
+        return f"(np.rint({{0}} * {scale}) / {scale})"
+    return f"(np.rint({{0}} / {scale}) * {scale})"
+
+
+def loop_dtypes(op, in_dtypes, out_dtype) -> tuple:
+    """The dtypes NumPy computes in: the ufunc's resolved loop, else the output dtype."""
+    ufunc = op.ref
+    if isinstance(ufunc, np.ufunc):
+        try:
+            return tuple(ufunc.resolve_dtypes(tuple(in_dtypes) + (None,) * ufunc.nout))[
+                :ufunc.nin]
+        except TypeError:
+            pass
+    if op.name in ("cast", "identity"):
+        return tuple(in_dtypes)
+    return (out_dtype,) * len(in_dtypes)
+
+
+def scalar_expr(op, attrs, in_dtypes, out_dtype, args) -> str:
+    """The element of ``op(*args)`` as ``out_dtype``, exactly as NumPy computes it.
+
+    Raises :class:`Unsupported` when the op has no template.
+    """
+    template = SCALAR_OVERRIDES.get(op.name, op.scalar)
+    if template is None:
+        raise Unsupported(f"elementwise op {op.name} has no scalar template")
+    if callable(template):
+        template = template(tuple(in_dtypes), out_dtype, attrs or {})
+    loop = loop_dtypes(op, in_dtypes, out_dtype)
+    if "math." in template and any(d.kind != "f" for d in loop):
+        # math.* on ints returns floats in Numba; NumPy has integer loops for these
+        raise Unsupported(f"{op.name} on {', '.join(d.name for d in loop)}")
+    if op.name == "where":  # the condition is tested as a bool, the branches are values
+        loop = (np.dtype(np.bool_), out_dtype, out_dtype)
+    casted = [a if d == ld else cast(a, ld) for a, d, ld in zip(args, in_dtypes, loop)]
+    return cast(template.format(*casted), out_dtype)
+
+
+# --------------------------------------------------------------------------- emitters
+EMITTERS: dict = {}
+
+
+def emitter(*names):
+    def deco(fn):
+        for n in names:
+            EMITTERS[n] = fn
+        return fn
+    return deco
+
+
+def shape_expr(dims) -> str:
+    """A tuple literal from dim sources: ``(3, x.shape[1])``; ``()`` for none."""
+    if not dims:
+        return "()"
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def out_dims(aval, fallbacks) -> list[str]:
+    """Source for each output dim: the static value, else the given runtime expression."""
+    return [str(d) if d is not None else fallbacks[i] for i, d in enumerate(aval.shape)]
+
+
+def to_array(g, v: Val) -> str:
+    """``v`` as an array expression (a scalar becomes a fresh 0-d array)."""
+    if not v.scalar:
+        return v.name
+    t = g.tmp("z")
+    g.line(f"{t} = np.empty((), {np_type(v.aval.dtype)})")
+    g.line(f"{t}[()] = {v.name}")
+    return t
+
+
+def contiguous(g, v: Val) -> str:
+    # ``.copy()``, not np.ascontiguousarray: Numba takes ~10 s to compile the latter on
+    # a read-only array (measured, Numba 0.68), and program inputs are typed read-only
+    return v.name if v.contig else f"{v.name}.copy()"
+
+
+def reshape_to(g, v: Val, out_aval, dims: list[str], name: str) -> Val:
+    """Bind ``name`` to ``v`` reshaped to ``dims``; a rank-0 result is a scalar."""
+    if not out_aval.shape:
+        if v.scalar:
+            g.line(f"{name} = {v.name}")
+        else:
+            src = contiguous(g, v)
+            g.line(f"if {v.name}.size != 1:")
+            g.line("    raise ValueError('cannot reshape an array of size != 1 into shape ()')")
+            g.line(f"{name} = {src}.reshape(-1)[0]")
+        return Val(name, out_aval)
+    if v.scalar:
+        g.line(f"{name} = np.full({shape_expr(dims)}, {v.name})")
+    else:
+        g.line(f"{name} = {contiguous(g, v)}.reshape({shape_expr(dims)})")
+    return Val(name, out_aval, contig=True)
+
+
+@emitter("reshape")
+def _reshape(g, node, ins, outs):
+    x = ins[0]
+    shape = node.attrs["shape"]
+    if node.attrs.get("order", "C") != "C":
+        raise Unsupported("reshape with order='F'")
+    return [reshape_to(g, x, node.outputs[0].aval, [str(d) for d in shape], outs[0])]
+
+
+@emitter("expand_dims", "squeeze")
+def _reshape_like(g, node, ins, outs):
+    x, aval = ins[0], node.outputs[0].aval
+    # map each output dim to an input dim (the non-1 ones keep their order)
+    src = [i for i, d in enumerate(x.aval.shape) if not (node.op.name == "squeeze"
+                                                        and _squeezed(node, x, i))]
+    dims, it = [], iter(src)
+    for d in aval.shape:
+        if node.op.name == "expand_dims" and d == 1 and _is_new_axis(node, aval, len(dims)):
+            dims.append("1")
+        else:
+            dims.append(x.dim(next(it)))
+    return [reshape_to(g, x, aval, dims, outs[0])]
+
+
+def _squeezed(node, x, i):
+    axis = node.attrs.get("axis")
+    if axis is None:
+        return x.aval.shape[i] == 1
+    return i in normalize_axes(axis, len(x.aval.shape))
+
+
+def _is_new_axis(node, aval, i):
+    return i in normalize_axes(node.attrs["axis"], len(aval.shape))
+
+
+def permuted(name: str, perm) -> str:
+    """A view of array ``name`` with axes permuted (``np.transpose(name, perm)``).
+
+    Built with ``.T`` or ``as_strided`` because Numba's ``np.transpose(a, axes)`` costs
+    6 s of compile time the first time in each process (measured, Numba 0.68).
+    """
+    perm = list(perm)
+    if perm == list(range(len(perm)))[::-1]:
+        return f"{name}.T"
+    shape = shape_expr([f"{name}.shape[{p}]" for p in perm])
+    strides = shape_expr([f"{name}.strides[{p}]" for p in perm])
+    return f"np.lib.stride_tricks.as_strided({name}, {shape}, {strides})"
+
+
+@emitter("transpose")
+def _transpose(g, node, ins, outs):
+    x = ins[0]
+    if x.scalar:
+        g.line(f"{outs[0]} = {x.name}")
+        return [Val(outs[0], x.aval)]
+    axes = node.attrs.get("axes")
+    n = len(x.aval.shape)
+    perm = tuple(range(n))[::-1] if axes is None else tuple(a % n for a in axes)
+    if perm == tuple(range(n)):
+        g.line(f"{outs[0]} = {x.name}")
+        return [Val(outs[0], node.outputs[0].aval, x.contig)]
+    g.line(f"{outs[0]} = {permuted(x.name, perm)}")
+    return [Val(outs[0], node.outputs[0].aval, contig=False)]
+
+
+@emitter("broadcast_to")
+def _broadcast_to(g, node, ins, outs):
+    x, aval = ins[0], node.outputs[0].aval
+    if not aval.shape:
+        g.line(f"{outs[0]} = {x.name}")
+        return [Val(outs[0], aval)]
+    shape = shape_expr([str(d) for d in node.attrs["shape"]])
+    g.line(f"{outs[0]} = np.broadcast_to({to_array(g, x)}, {shape})")
+    return [Val(outs[0], aval, contig=False)]
+
+
+@emitter("full")
+def _full(g, node, ins, outs):
+    aval = node.outputs[0].aval
+    value = literal(node.attrs["value"], aval.dtype)
+    if not aval.shape:
+        g.line(f"{outs[0]} = {value}")
+        return [Val(outs[0], aval)]
+    shape = shape_expr([str(d) for d in aval.shape])
+    g.line(f"{outs[0]} = np.full({shape}, {value}, {np_type(aval.dtype)})")
+    return [Val(outs[0], aval)]
+
+
+@emitter("eye")
+def _eye(g, node, ins, outs):
+    a = node.attrs
+    aval = node.outputs[0].aval
+    m = a["N"] if a["M"] is None else a["M"]
+    g.line(f"{outs[0]} = np.zeros(({a['N']}, {m}), {np_type(aval.dtype)})")
+    g.line(f"for _i in range(max(0, -{a['k']}), min({a['N']}, {m} - {a['k']})):")
+    g.line(f"    {outs[0]}[_i, _i + {a['k']}] = 1")
+    return [Val(outs[0], aval)]
+
+
+@emitter("concatenate", "stack")
+def _join(g, node, ins, outs):
+    aval = node.outputs[0].aval
+    parts = []
+    for x in ins:
+        arr = to_array(g, x)
+        if x.aval.dtype != aval.dtype:
+            arr = f"{arr}.astype({np_type(aval.dtype)})"
+        parts.append(arr)
+    fn = "np.concatenate" if node.op.name == "concatenate" else "np.stack"
+    axis = node.attrs.get("axis", 0)
+    g.line(f"{outs[0]} = {fn}(({', '.join(parts)},), {axis})")
+    return [Val(outs[0], aval)]
+

@@ -1,0 +1,206 @@
+"""Numba kernels (as source) for reductions and matmul; registered into ``kernels.EMITTERS``.
+
+Reductions reproduce NumPy's summation order so float results match bit for bit in the
+common layouts: a reduction over the *trailing* axes of a C-contiguous array is NumPy's
+pairwise sum per output element (blocks of 8 accumulators, halving above 128 elements;
+chunks of 8192 when the input is cast to a wider accumulator, as NumPy's buffered
+iterator does); a reduction over the *leading* axes adds whole rows in order, as NumPy
+does. Other axis sets are transposed to trailing form first (a copy), which can differ
+from NumPy in the last bits of float sums. prod/max/min/any/all are order-independent
+or sequential in both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops.shapes import normalize_axes
+from graphc.runtime.kernels import (
+    Unsupported,
+    Val,
+    cast,
+    contiguous,
+    emitter,
+    np_type,
+    permuted,
+    shape_expr,
+)
+
+# How rows combine in the rows form: ``acc`` is the running row, ``v`` the next element.
+# No cast of the result: storing into the accumulator array casts (and wraps ints), and
+# redundant ``np.float32(...)`` calls can make Numba/LLVM compiles 6x slower (measured).
+_COMBINE = {
+    "sum": "({acc} + {v})", "mean": "({acc} + {v})", "prod": "({acc} * {v})",
+    "max": "({v} if ({v} > {acc} or {v} != {v}) else {acc})",
+    "min": "({v} if ({v} < {acc} or {v} != {v}) else {acc})",
+    "any": "({acc} or {v} != 0)", "all": "({acc} and {v} != 0)",
+}
+_IDENTITY = {"sum": "0", "mean": "0", "prod": "1", "any": "False", "all": "True"}
+
+
+def _row_call(op, row, in_t, acc_t, chunked) -> str:
+    """The helper call reducing one contiguous row to an ``acc_t`` scalar."""
+    T = np_type(acc_t)
+    if op in ("sum", "mean"):
+        if acc_t.kind == "f":
+            return f"H.pairwise_sum({row}, {T}(0), {chunked})"
+        # integers: any order gives the same bits; cast the row where NumPy would
+        row = row if in_t == acc_t else f"{row}.astype({T})"
+        return f"{T}(H.int_sum({row}, {T}(0)))"
+    if op == "prod":
+        row = row if in_t == acc_t else f"{row}.astype({T})"
+        return f"{T}(H.prod({row}, {T}(1)))"
+    if op in ("max", "min"):
+        return f"{T}(H.a{op}({row}))"
+    return f"H.{op}_({row})"
+
+
+def _rows(g, x, op, acc_t, reduced, kept, n, k, res) -> None:
+    """Reduce whole rows in C order of the reduced axes (the last axis is kept)."""
+    src = x.name
+    if reduced != list(range(len(reduced))) or not x.contig:
+        src = f"{permuted(x.name, reduced + kept)}.copy()"
+    m = g.tmp("m")
+    T = np_type(acc_t)
+    acc, v = g.tmp("acc"), g.tmp("v")
+    comb = _COMBINE[op].format(acc=acc, v=v)
+    g.line(f"{m} = {src}.reshape(({n}, {k}))")
+    g.line(f"{res} = np.empty({k}, {T})")
+    # an if statement, not ``a if n > 0 else b``: with a literal ``n`` Numba 0.68 takes
+    # ~13 s to compile that conditional expression (measured)
+    first = f"({m}[0, _j] != 0)" if op in ("any", "all") else f"{m}[0, _j]"
+    if op in ("max", "min"):  # max/min of nothing raised above
+        g.line("if True:")
+    else:
+        g.line(f"if {n} == 0:")
+        g.line(f"    {res}[:] = {_IDENTITY[op]}")
+        g.line("else:")
+    g.line(f"    for _j in range({k}):")
+    g.line(f"        {res}[_j] = {first}")
+    g.line(f"for _i in range(1, {n}):")
+    g.line(f"    for _j in range({k}):")
+    g.line(f"        {acc} = {res}[_j]")
+    same = op in ("any", "all") or x.aval.dtype == acc_t
+    elem = f"{m}[_i, _j]" if same else f"{T}({m}[_i, _j])"
+    g.line(f"        {v} = {elem}")
+    g.line(f"        {res}[_j] = {comb}")
+
+
+def _prod(dims) -> str:
+    return " * ".join(dims) if dims else "1"
+
+
+@emitter("sum", "prod", "mean", "max", "min", "any", "all")
+def _reduce(g, node, ins, outs):
+    x, op = ins[0], node.op.name
+    aval = node.outputs[0].aval
+    out_t = aval.dtype
+    # NumPy accumulates in the result dtype (an integer mean(dtype=int32) sums in int32
+    # and divides in float64)
+    acc_t = out_t
+    o = outs[0]
+    nd = len(x.aval.shape)
+    if nd == 0:
+        expr = x.name if op not in ("any", "all") else f"({x.name} != 0)"
+        g.line(f"{o} = {cast(expr, out_t)}")
+        return [Val(o, aval)]
+    axes = tuple(sorted(normalize_axes(node.attrs.get("axis"), nd)))
+    kept = [i for i in range(nd) if i not in axes]
+    chunked = x.aval.dtype != acc_t
+    rdims = [x.dim(i) for i in axes]
+    kdims = [x.dim(i) for i in kept]
+    n, k = g.tmp("n"), g.tmp("k")
+    g.line(f"{n} = {_prod(rdims)}")
+    g.line(f"{k} = {_prod(kdims)}")
+    if op in ("max", "min"):
+        g.line(f"if {n} == 0:")
+        g.line(f"    raise ValueError('zero-size array to reduction operation {op} "
+               "which has no identity')")
+    res = g.tmp("r")
+    # NumPy's order on a C-contiguous input: a maximal trailing run of reduced axes is
+    # summed pairwise per row; any other reduced axes are added in C order, one row (or
+    # one pairwise row sum) after another. Moving the kept axes first and the reduced
+    # ones after (in order) keeps exactly that order.
+    run = []
+    for i in reversed(range(nd)):
+        if i not in axes:
+            break
+        run.insert(0, i)
+    outer = [i for i in axes if i not in run]
+    perm = kept + outer + run
+    if not run:
+        _rows(g, x, op, acc_t, outer, kept, n, k, res)
+    else:
+        src = contiguous(g, x)
+        if perm != list(range(nd)):
+            src = f"{permuted(x.name, perm)}.copy()"
+        m = g.tmp("m")
+        r1 = _prod([x.dim(i) for i in outer])
+        r2 = _prod([x.dim(i) for i in run])
+        if outer and op in ("sum", "mean"):
+            call = _row_call(op, f"{m}[_j, 0]", x.aval.dtype, acc_t, chunked)
+            g.line(f"{m} = {src}.reshape(({k}, {r1}, {r2}))")
+            g.line(f"{res} = np.empty({k}, {np_type(acc_t)})")
+            g.line(f"for _j in range({k}):")
+            g.line(f"    {res}[_j] = {call}")
+            g.line(f"    for _i in range(1, {r1}):")
+            g.line(f"        {res}[_j] += {call.replace('[_j, 0]', '[_j, _i]')}")
+        else:
+            g.line(f"{m} = {src}.reshape(({k}, {n}))")
+            g.line(f"{res} = np.empty({k}, {np_type(acc_t)})")
+            g.line(f"for _j in range({k}):")
+            g.line(f"    {res}[_j] = {_row_call(op, f'{m}[_j]', x.aval.dtype, acc_t, chunked)}")
+    if op == "mean":
+        div = f"{np_type(acc_t)}({n})" if acc_t.kind == "f" else f"np.float64({n})"
+        g.line(f"for _j in range({k}):")
+        g.line(f"    {res}[_j] = {res}[_j] / {div}")
+    final = res if acc_t == out_t else f"{res}.astype({np_type(out_t)})"
+    if not aval.shape:
+        g.line(f"{o} = {final}[0]")
+        return [Val(o, aval)]
+    dims = [str(d) if d is not None else None for d in aval.shape]
+    fill = iter(kdims)
+    keep = node.attrs.get("keepdims", False)
+    src_dims = [("1" if (keep and i in axes) else next(fill)) for i in range(nd)
+                if keep or i not in axes]
+    dims = [d if d is not None else s for d, s in zip(dims, src_dims)]
+    g.line(f"{o} = {final}.reshape({shape_expr(dims)})")
+    return [Val(o, aval)]
+
+
+@emitter("matmul", "dot")
+def _matmul(g, node, ins, outs):
+    a, b = ins
+    aval = node.outputs[0].aval
+    out_t = aval.dtype
+    ra, rb = len(a.aval.shape), len(b.aval.shape)
+    if ra == 0 or rb == 0 or ra > 2 or rb > 2:
+        raise Unsupported(f"{node.op.name} of rank {ra} and {rb} operands (only 1-D/2-D "
+                          "are compiled so far)")
+    o = outs[0]
+    if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
+        # np.dot inside Numba calls BLAS gemm/gemv/dot
+        g.line(f"{o} = np.dot({contiguous(g, a)}, {contiguous(g, b)})")
+        return [Val(o, aval)]
+    if out_t == np.bool_ or out_t.kind not in "iuf":
+        raise Unsupported(f"{node.op.name} producing {out_t}")
+    T = np_type(out_t)
+    a2 = f"{contiguous(g, a)}.astype({T})" if a.aval.dtype != out_t else contiguous(g, a)
+    b2 = f"{contiguous(g, b)}.astype({T})" if b.aval.dtype != out_t else contiguous(g, b)
+    if ra == 1:
+        a2 = f"{a2}.reshape((1, {a.dim(0)}))"
+    if rb == 1:
+        b2 = f"{b2}.reshape(({b.dim(0)}, 1))"
+    rows = "1" if ra == 1 else a.dim(0)
+    cols = "1" if rb == 1 else b.dim(1)
+    g.line(f"{o} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), {T}))")
+    if ra == 1 or rb == 1:
+        if not aval.shape:
+            g.line(f"{o} = {o}[0, 0]")
+        else:
+            g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
+    return [Val(o, aval)]
+
+
+def _dims(aval, name):
+    return [str(d) if d is not None else f"{name}.size" for d in aval.shape]

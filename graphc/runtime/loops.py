@@ -1,0 +1,247 @@
+"""Elementwise loops for the code generator: fused groups, flat and broadcasting loops.
+
+``Loops`` is mixed into ``codegen._Gen``. A *group* is a list of elementwise steps
+computed in one loop: the fusion pass's ``fused_elementwise`` nodes arrive as ready-made
+groups, and the generator also fuses runs of plain elementwise nodes of one shape itself
+(so graphs optimized with ``"fusion": False``, or ops the pass leaves alone, still get
+one loop). Every element is cast to NumPy's loop dtype and each result to the node's
+dtype (``kernels.scalar_expr``), so fused results equal the unfused ones bit for bit.
+"""
+
+from __future__ import annotations
+
+from graphc.runtime import kernels
+from graphc.runtime.kernels import Unsupported, Val, check_dtype, np_type
+
+
+class _Group:
+    """An open fused loop: its steps, external operands and the values it makes."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.ins: list[Val] = []
+        self.slot: dict[int, int] = {}        # value id -> index in ins
+        self.steps: list = []
+        self.values: list = []                # the Value each step makes
+        self.made: dict[int, int] = {}        # value id -> step index
+        self.inner_uses: dict[int, int] = {}  # value id -> reads inside the group
+
+
+class Loops:
+    """Loop emission; needs ``line``, ``tmp``, ``vals``, ``uses``, ``group``, ``_var``."""
+
+    # -- loop fusion
+    def _fused(self, node, ins, outs) -> list[Val]:
+        """A ``fused_elementwise`` node (the fusion pass): its subgraph as one loop."""
+        sub = node.attrs["subgraph"]
+        where = {v.id: ("in", i) for i, v in enumerate(sub.inputs)}
+        steps = []
+        for n in sub.nodes:
+            if not n.op.elementwise or n.op.multiple_results or len(n.outputs) != 1:
+                raise Unsupported(f"fused op {n.op.name} is not a single-output elementwise op")
+            check_dtype(n.outputs[0].aval.dtype, f"fused {n.op.name}'s result")
+            where[n.outputs[0].id] = ("step", len(steps))
+            steps.append((n.op, n.attrs, [where[v.id] for v in n.inputs], n.outputs[0].aval))
+        results = []
+        for v in sub.outputs:
+            kind, j = where[v.id]
+            if kind != "step":
+                raise Unsupported("a fused subgraph returns one of its inputs")
+            results.append(j)
+        return self.elementwise(ins, steps, results, outs)
+
+    def _join(self, node) -> bool:
+        """Add an elementwise node to the open fused loop (or open one); False if it can't.
+
+        A group is a run of elementwise nodes whose array operands all have the same
+        static shape and are contiguous, so one flat loop computes them all and only
+        values read outside the group are stored. It is emitted (``_flush``) before
+        the first node outside it that reads one of its values, or when a node of
+        another shape arrives. (The fusion pass's ``fused_elementwise`` nodes will be
+        groups given ready-made; see docs/runtime.md.)
+        """
+        op = node.op
+        if not op.elementwise or op.multiple_results or op.name in kernels.EMITTERS:
+            return False
+        if any(v.aval.is_token for v in (*node.inputs, *node.outputs)):
+            return False
+        aval = node.outputs[0].aval
+        shape = aval.shape
+        if not shape or None in shape or aval.dtype not in kernels.SUPPORTED_DTYPES:
+            return False
+        grp = self.group
+        dtypes = []
+        for v in node.inputs:
+            if grp is not None and v.id in grp.made:
+                dtypes.append(v.aval.dtype)
+                continue
+            x = self.vals.get(v.id)
+            if x is None or x.aval.dtype not in kernels.SUPPORTED_DTYPES:
+                return False
+            if not x.scalar and (x.aval.shape != shape or not x.contig):
+                return False
+            dtypes.append(x.aval.dtype)
+        try:
+            kernels.scalar_expr(op, node.attrs, dtypes, aval.dtype, ["x"] * len(dtypes))
+        except Unsupported:
+            return False
+        if grp is not None and grp.shape != shape:
+            self._flush()
+            grp = None
+        if grp is None:
+            grp = self.group = _Group(shape)
+        refs = []
+        for v in node.inputs:
+            if v.id in grp.made:
+                refs.append(("step", grp.made[v.id]))
+            else:
+                if v.id not in grp.slot:
+                    grp.slot[v.id] = len(grp.ins)
+                    grp.ins.append(self.vals[v.id])
+                refs.append(("in", grp.slot[v.id]))
+        out = node.outputs[0]
+        grp.made[out.id] = len(grp.steps)
+        grp.steps.append((op, node.attrs, refs, aval))
+        grp.values.append(out)
+        for v in node.inputs:
+            grp.inner_uses[v.id] = grp.inner_uses.get(v.id, 0) + 1
+        return True
+
+    def _flush(self) -> None:
+        grp, self.group = self.group, None
+        if grp is None:
+            return
+        results, outs = [], []
+        for s, v in enumerate(grp.values):
+            if self.uses.get(v.id, 0) > grp.inner_uses.get(v.id, 0):
+                results.append(s)
+                outs.append(self._var(v))
+        if not results:
+            return  # nothing reads any of it (the pruning pass was off)
+        for s, val in zip(results, self.elementwise(grp.ins, grp.steps, results, outs)):
+            self.vals[grp.values[s].id] = val
+
+    # -- elementwise loops
+    def elementwise(self, ins: list[Val], steps: list, results: list[int],
+                    outs: list[str]) -> list[Val]:
+        """One loop computing ``steps`` element by element.
+
+        ``steps`` are ``(op, attrs, refs, aval)`` where each ref is ``("in", j)`` (the
+        j-th of ``ins``) or ``("step", s)`` (an earlier step's element); ``results``
+        picks the steps stored to ``outs``. A single node is a one-step group; a fused
+        group (the fusion pass) is several.
+        """
+        g = self._n = self._n + 1
+        elem = [f"_x{g}_{j}" for j in range(len(ins))]
+        body = []
+        for s, (op, attrs, refs, aval) in enumerate(steps):
+            args, dts = [], []
+            for kind, j in refs:
+                args.append(elem[j] if kind == "in" else f"_s{g}_{j}")
+                dts.append(ins[j].aval.dtype if kind == "in" else steps[j][3].dtype)
+            expr = kernels.scalar_expr(op, attrs, dts, aval.dtype, args)
+            body.append(f"_s{g}_{s} = {expr}")
+        out_avals = [steps[s][3] for s in results]
+        shape = out_avals[0].shape
+        if not shape:  # every operand is a scalar: no loop at all
+            for j, x in enumerate(ins):
+                self.line(f"{elem[j]} = {x.name}")
+            for ln in body:
+                self.line(ln)
+            for s, o, aval in zip(results, outs, out_avals):
+                self.line(f"{o} = _s{g}_{s}")
+            return [Val(o, a) for o, a in zip(outs, out_avals)]
+        arrays = [j for j, x in enumerate(ins) if not x.scalar]
+        static = None not in shape
+        shp = f"_shp{g}"
+        full = [j for j in arrays if static and ins[j].aval.shape == shape]
+        if full:  # read at run time, not a literal: see Val.dim
+            self.line(f"{shp} = {ins[full[0]].name}.shape")
+        elif static:
+            self.line(f"{shp} = {kernels.shape_expr([str(d) for d in shape])}")
+        else:
+            self.line(f"{shp} = {self._broadcast_shape(ins, arrays, shape)}")
+        for o, aval in zip(outs, out_avals):
+            self.line(f"{o} = np.empty({shp}, {np_type(aval.dtype)})")
+        same = {j for j in arrays if static and ins[j].aval.shape == shape}
+        if all(ins[j].contig and j in same for j in arrays):
+            self._flat_loop(g, ins, elem, body, results, outs)
+        elif all(ins[j].contig and len(ins[j].aval.shape) == len(shape) for j in arrays) \
+                and not static:
+            cond = " and ".join(f"{ins[j].name}.shape == {shp}" for j in arrays)
+            self.line(f"if {cond}:")
+            self.depth += 1
+            self._flat_loop(g, ins, elem, body, results, outs)
+            self.depth -= 1
+            self.line("else:")
+            self.depth += 1
+            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
+            self.depth -= 1
+        else:
+            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
+        return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
+
+    def _broadcast_shape(self, ins, arrays, shape) -> str:
+        """The broadcast output shape as source, checked at run time for unknown dims.
+
+        Written out per dim because Numba's np.broadcast_shapes costs 2 s to compile.
+        """
+        dims = []
+        for d in range(len(shape)):
+            if shape[d] is not None:
+                dims.append(str(shape[d]))
+                continue
+            name = self.tmp("d")
+            self.line(f"{name} = 1")
+            for j in arrays:
+                x = ins[j]
+                k = d - (len(shape) - len(x.aval.shape))
+                if k < 0 or x.aval.shape[k] == 1:
+                    continue
+                self.line(f"if {x.name}.shape[{k}] != 1:")
+                self.line(f"    if {name} != 1 and {name} != {x.name}.shape[{k}]:")
+                self.line("        raise ValueError('operands could not be broadcast together')")
+                self.line(f"    {name} = {x.name}.shape[{k}]")
+            dims.append(name)
+        return kernels.shape_expr(dims)
+
+    def _flat_loop(self, g, ins, elem, body, results, outs) -> None:
+        flat = {}
+        for j, x in enumerate(ins):
+            if not x.scalar:
+                flat[j] = f"_f{g}_{j}"
+                self.line(f"{flat[j]} = {x.name}.reshape(-1)")
+        for k, o in enumerate(outs):
+            self.line(f"_fo{g}_{k} = {o}.reshape(-1)")
+        self.line(f"for _i in range(_fo{g}_0.shape[0]):")
+        self.depth += 1
+        for j, x in enumerate(ins):
+            self.line(f"{elem[j]} = {flat[j]}[_i]" if j in flat else f"{elem[j]} = {x.name}")
+        for ln in body:
+            self.line(ln)
+        for k, s in enumerate(results):
+            self.line(f"_fo{g}_{k}[_i] = _s{g}_{s}")
+        self.depth -= 1
+
+    def _nd_loop(self, g, ins, elem, body, results, outs, shape, same) -> None:
+        shp = f"_shp{g}"
+        src = {}
+        for j, x in enumerate(ins):
+            if x.scalar:
+                continue
+            if j in same:
+                src[j] = x.name
+            else:
+                src[j] = f"_b{g}_{j}"
+                self.line(f"{src[j]} = np.broadcast_to({x.name}, {shp})")
+        idx = ", ".join(f"_i{d}" for d in range(len(shape)))
+        for d in range(len(shape)):
+            self.line(f"for _i{d} in range({shp}[{d}]):")
+            self.depth += 1
+        for j, x in enumerate(ins):
+            self.line(f"{elem[j]} = {src[j]}[{idx}]" if j in src else f"{elem[j]} = {x.name}")
+        for ln in body:
+            self.line(ln)
+        for o, s in zip(outs, results):
+            self.line(f"{o}[{idx}] = _s{g}_{s}")
+        self.depth -= len(shape)

@@ -1,0 +1,205 @@
+"""Numba-compiled helpers that generated programs call (``H.pairwise_sum(row, zero)``).
+
+Only generated program modules import this module, so importing graphc never imports
+Numba. The helpers are compiled once per process and dtype and cached on disk by Numba
+(``cache=True``), so a new program does not pay for them again; a compiled program links
+their code in, which is why ``cache.version_tag`` hashes this file's source: editing a
+helper invalidates every cached program.
+
+Reductions follow NumPy's order so float results match it bit for bit (see
+``kernels_reduce``): ``pairwise_sum`` is NumPy's pairwise summation
+(numpy/_core/src/umath/loops_utils.h.src, 8 accumulators, blocks of 128).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, error_model="numpy", nogil=True)
+
+
+@_jit
+def _block(a, lo, n, zero):
+    # one leaf of the pairwise tree (n <= 128); ``zero + a[i]`` casts to the accumulator
+    if n < 8:
+        res = zero
+        for i in range(lo, lo + n):
+            res += zero + a[i]
+        return res
+    r0 = zero + a[lo]
+    r1 = zero + a[lo + 1]
+    r2 = zero + a[lo + 2]
+    r3 = zero + a[lo + 3]
+    r4 = zero + a[lo + 4]
+    r5 = zero + a[lo + 5]
+    r6 = zero + a[lo + 6]
+    r7 = zero + a[lo + 7]
+    i = 8
+    m = n - n % 8
+    while i < m:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += zero + a[lo + i]
+        i += 1
+    return res
+
+
+@_jit
+def _pairwise(a, lo, n, zero):
+    # NumPy's recursion ``f(lo, n) = f(lo, n2) + f(lo + n2, n - n2)`` (n2 = n/2 rounded
+    # down to a multiple of 8, leaves of <= 128) run on an explicit stack: Numba cannot
+    # reload a *recursive* function from its on-disk cache (LLVM aborts on an
+    # unresolved symbol), and the partial sums still combine in the same tree order.
+    if n <= 128:
+        return _block(a, lo, n, zero)
+    los = np.empty(64, np.int64)
+    ns = np.empty(64, np.int64)
+    left_done = np.zeros(64, np.bool_)
+    partial = np.full(64, zero)
+    sp = 0
+    los[0] = lo
+    ns[0] = n
+    while True:
+        k = ns[sp]
+        if k > 128:  # descend into the left half
+            k2 = k // 2
+            k2 -= k2 % 8
+            left_done[sp] = False
+            los[sp + 1] = los[sp]
+            ns[sp + 1] = k2
+            sp += 1
+            continue
+        v = _block(a, los[sp], k, zero)
+        while True:  # hand ``v`` up until some frame still needs its right half
+            if sp == 0:
+                return v
+            sp -= 1
+            if not left_done[sp]:
+                left_done[sp] = True
+                partial[sp] = v
+                k2 = ns[sp] // 2
+                k2 -= k2 % 8
+                los[sp + 1] = los[sp] + k2
+                ns[sp + 1] = ns[sp] - k2
+                sp += 1
+                break
+            v = partial[sp] + v
+
+
+@_jit
+def pairwise_sum(a, zero, chunked):
+    """Float sum of the 1-D contiguous ``a`` in ``type(zero)``, in NumPy's order.
+
+    ``chunked``: the input is cast to a wider accumulator, which NumPy does through
+    8192-element buffers summed one after the other.
+    """
+    n = a.shape[0]
+    if not chunked or n <= 8192:
+        return _pairwise(a, 0, n, zero)
+    res = zero
+    for s in range(0, n, 8192):
+        res += _pairwise(a, s, min(8192, n - s), zero)
+    return res
+
+
+@_jit
+def int_sum(a, zero):
+    """Integer/bool sum with wraparound (any order gives the same bits)."""
+    res = zero
+    for i in range(a.shape[0]):
+        res += a[i]
+    return res
+
+
+@_jit
+def prod(a, one):
+    res = one
+    for i in range(a.shape[0]):
+        res = res * a[i]
+    return res
+
+
+@_jit
+def amax(a):
+    res = a[0]
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        if v > res or v != v:  # NaN wins, as np.max
+            res = v
+    return res
+
+
+@_jit
+def amin(a):
+    res = a[0]
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        if v < res or v != v:
+            res = v
+    return res
+
+
+@_jit
+def any_(a):
+    for i in range(a.shape[0]):
+        if a[i] != 0:
+            return True
+    return False
+
+
+@_jit
+def all_(a):
+    for i in range(a.shape[0]):
+        if a[i] == 0:
+            return False
+    return True
+
+
+@_jit
+def int_matmul(a, b, out):
+    """``out = a @ b`` for 2-D integer arrays already in the result dtype (wraparound).
+
+    i-k-j order keeps the inner loop contiguous so it vectorizes.
+    """
+    if a.shape[1] != b.shape[0]:
+        raise ValueError("matmul: inner dimensions differ")
+    out[:, :] = 0
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            aik = a[i, k]
+            for j in range(b.shape[1]):
+                out[i, j] += aik * b[k, j]
+    return out
+
+
+@_jit
+def ipow(a, b):
+    """Integer power by squaring with wraparound; a negative exponent gives 0 (NumPy
+    raises, which a per-element kernel cannot do cheaply)."""
+    if b < 0:
+        return a - a
+    r = a - a + 1
+    while b:
+        if b & 1:
+            r = r * a
+        a = a * a
+        b >>= 1
+    return r
+
+
+@_jit
+def clip(x, lo, hi):
+    """np.clip: minimum(maximum(x, lo), hi), NaN-propagating."""
+    t = x if (x >= lo or x != x) else lo
+    return t if (t <= hi or t != t) else hi

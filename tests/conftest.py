@@ -1,0 +1,9 @@
+"""Suite-wide settings: semantics are tested on the NumPy interpreter; the Numba tests in
+tests/runtime switch compilation on themselves (``numba_cpu.settings.mode = "eager"``), so
+no test starts background compiles it did not ask for."""
+
+from graphc.runtime import numba_cpu
+
+
+def pytest_configure(config):
+    numba_cpu.settings.mode = "off"

@@ -1,0 +1,121 @@
+"""The compiled-program cache (graphc.runtime.cache): disk hits in a new process,
+recovery from corrupted entries, concurrent writers, info/clear.
+
+Each test runs small scripts in fresh interpreters (Numba's disk cache only shows across
+processes) against its own cache directory; they all compile the same tiny program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from graphc.runtime import cache
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from graphc.ops import registry
+    from graphc.runtime import numba_cpu
+    from graphc.tracer.ir import Aval
+    from graphc.tracer.trace import TraceContext
+
+    numba_cpu.settings.mode = "eager"
+    with TraceContext("cached") as ctx:
+        x = ctx.new_input(Aval((4,), np.dtype(np.float32)))
+        two = ctx.constant(np.asarray(2.0, np.float32))
+        (y,) = ctx.add_node(registry.get("multiply"), (x, two), {}, (x.aval,))
+        (z,) = ctx.add_node(registry.get("exp"), (y,), {}, (x.aval,))
+        graph = ctx.finish([z])
+    ex = numba_cpu.executor_for(graph)
+    out = ex([np.arange(4, dtype=np.float32)])[0]
+    print(json.dumps({"backend": ex.backend, "origin": ex.origin, "out": out.tolist(),
+                      "reasons": ex.reasons}))
+""")
+
+
+def run_script(cache_dir, n=1):
+    """Run SCRIPT in ``n`` processes at once; their JSON reports."""
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(cache_dir))
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(n)]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    return reports
+
+
+EXPECTED = np.exp(np.arange(4, dtype=np.float32) * np.float32(2)).tolist()
+
+
+def check_report(report, origin):
+    assert report["backend"] == "numba", report["reasons"]
+    assert report["origin"] == origin
+    np.testing.assert_allclose(report["out"], EXPECTED, rtol=1e-6)
+
+
+def program_files(cache_dir):
+    files = []
+    for base, _dirs, names in os.walk(cache_dir):
+        files += [os.path.join(base, n) for n in names
+                  if n.startswith("g_") and not n.endswith(".lock")]
+    return sorted(files)
+
+
+def test_second_process_loads_from_disk(tmp_path):
+    check_report(run_script(tmp_path)[0], "compiled")
+    check_report(run_script(tmp_path)[0], "disk")
+
+
+def test_corrupted_entries_are_rebuilt(tmp_path):
+    check_report(run_script(tmp_path)[0], "compiled")
+    files = program_files(tmp_path)
+    kinds = {os.path.splitext(f)[1] for f in files}
+    assert {".py", ".nbi", ".nbc"} <= kinds, files
+    for f in files:  # garbage in Numba's index and data, a truncated program source
+        with open(f, "r+b") as fh:
+            data = fh.read()
+            fh.seek(0)
+            fh.truncate()
+            fh.write(data[: len(data) // 2] + b"\x00garbage")
+    check_report(run_script(tmp_path)[0], "compiled")
+    check_report(run_script(tmp_path)[0], "disk")
+
+
+def test_concurrent_writers_leave_a_valid_cache(tmp_path):
+    for report in run_script(tmp_path, n=2):
+        check_report(report, report["origin"])  # whichever got the lock first compiled
+    check_report(run_script(tmp_path)[0], "disk")
+
+
+def test_info_and_clear(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))
+    run_script(tmp_path)
+    info = cache.info()
+    assert info["programs"] == 1 and info["bytes"] > 0
+    assert info["directory"].startswith(str(tmp_path))
+    cache.clear()
+    assert cache.info()["programs"] == 0 and cache.info()["in_memory"] == 0
+    assert not os.path.exists(os.path.join(tmp_path, "numba"))
+
+
+@pytest.mark.parametrize("text", ["", "def program(:\n"])
+def test_source_file_is_rewritten_when_it_differs(tmp_path, monkeypatch, text):
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))
+    source = "# a program\n"
+    key = cache.key_for(source)
+    path = cache.source_path(key, source)
+    with open(path, "w") as f:
+        f.write(text)
+    assert cache.source_path(key, source) == path
+    with open(path) as f:
+        assert f.read() == source
