@@ -17,8 +17,8 @@ from time import perf_counter, perf_counter_ns
 import numpy as np
 
 import graphc as gc
-from benchmarks.runner import fmt_ratio, fmt_time, measure, render_table
-from graphc.runtime import numba_cpu
+from benchmarks.runner import Settings, fmt_ratio, fmt_time, measure, render_table
+from graphc.runtime import loops, numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 
@@ -64,6 +64,33 @@ def np_power(x, y):
     return result
 
 
+def newton_sqrt(a):
+    """Newton's square root of a vector until max|x*x - a| < 1e-6 (AutoGraph: a while)."""
+    x = a
+    while gc.reduce_max(gc.abs(x * x - a)) >= 1e-6:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def np_newton_sqrt(a):
+    x = a
+    while np.max(np.abs(x * x - a)) >= 1e-6:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def collatz_steps(n):
+    """Collatz steps of ``n`` (AutoGraph: a scalar while with an if inside)."""
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
 def _workloads(quick: bool):
     rng = np.random.default_rng(0)
     rows = [("x + 1, f32 scalar", plus_one, plus_one, np.asarray(3.0, np.float32), ())]
@@ -75,6 +102,11 @@ def _workloads(quick: bool):
                      rng.standard_normal(n).astype(np.float32), ()))
     rows.append(("power(x, 100), i32[10,10]", np_power, power,
                  rng.integers(0, 3, (10, 10)).astype(np.int32), (100,)))
+    rows.append(("Newton sqrt f64[1e5], 7 iterations", np_newton_sqrt, newton_sqrt,
+                 rng.uniform(1.0, 100.0, 10**5), ()))
+    # NumPy column: the same Python on a Python int (NumPy scalars are slower)
+    rows.append(("Collatz steps of 837799", lambda n: collatz_steps(int(n)), collatz_steps,
+                 np.asarray(837799, np.int64), ()))
     return rows
 
 
@@ -132,12 +164,67 @@ def _run(settings) -> str:
             floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
             notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
                          f"{fmt_time(floor)}")
+        if "Collatz" in label or "Newton" in label:  # the whole gc.function call, too
+            fn = gc.function(py_fn)
+            x = gc.constant(arr, dtype=arr.dtype)
+            fn(x)
+            call = measure({"call": (fn, (x,))}, settings)["call"]
+            notes.append(f"{label}: gc.function call (dispatch + compiled program) "
+                         f"{fmt_time(call)}")
     notes = [
-        "numba = numba_cpu.executor_for(optimized_graph)(arrays), single-threaded; exp and "
-        "sigmoid use graphc.runtime.vmath (vectorized), other transcendentals libm",
+        "numba = numba_cpu.executor_for(optimized_graph)(arrays); exp/sigmoid/... use "
+        "graphc.runtime.vmath (vectorized); loops of >= "
+        f"{loops.parallel_settings.min_size} elements run with prange on "
+        f"{_threads()} threads",
         "interpreter = graphc.runtime.interpreter.run_graph(optimized_graph, arrays)",
         "compile = executor_for() in a fresh cache directory (codegen + Numba compile)",
         *notes,
     ]
     return render_table("numba: compiled program vs NumPy and the interpreter",
                         header, rows, tuple(notes))
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def parallel_sweep(sizes=None, settings=None) -> str:
+    """Serial vs ``prange`` flat loops by size (how ``loops.parallel_settings.min_size``
+    was chosen): ``x + 1`` (memory-bound) and the sigmoid (compute-bound), float32."""
+    settings = settings or Settings()
+    sizes = sizes or [2**e for e in (12, 14, 15, 16, 17, 18, 20, 22, 24)]
+    rng = np.random.default_rng(0)
+    rows = []
+    old_mode, old_min = numba_cpu.settings.mode, loops.parallel_settings.min_size
+    numba_cpu.settings.mode = "eager"
+    try:
+        for n in sizes:
+            x = rng.standard_normal(n).astype(np.float32)
+            row = [f"2^{n.bit_length() - 1}"]
+            for fn in (plus_one, sigmoid):
+                graph = gc.function(fn).get_concrete_function(gc.constant(x)).optimized_graph
+                cases = {}
+                for name, min_size in (("serial", n + 1), ("parallel", 1)):
+                    loops.parallel_settings.min_size = min_size
+                    cases[name] = (numba_cpu.executor_for(graph), ([x],))
+                t = measure(cases, settings)
+                row += [fmt_time(t["serial"]), fmt_time(t["parallel"]),
+                        fmt_ratio(t["parallel"] / t["serial"])]
+            rows.append(row)
+    finally:
+        numba_cpu.settings.mode, loops.parallel_settings.min_size = old_mode, old_min
+    return render_table(
+        f"parallel sweep: serial vs prange loops ({_threads()} threads)",
+        ["size", "x+1 serial", "x+1 prange", "ratio", "sigmoid serial", "sigmoid prange",
+         "ratio"], rows, ("ratio = prange / serial; below 1.00x prange is faster",))
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--parallel-sweep" in sys.argv:
+        print(parallel_sweep(settings=Settings(quick="--quick" in sys.argv)))
+    else:
+        print(run(Settings(quick="--quick" in sys.argv)))

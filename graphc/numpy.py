@@ -156,9 +156,21 @@ around = round
 
 
 def clip(a, a_min=None, a_max=None):
-    """``np.clip``; either bound may be ``None``."""
+    """``np.clip``; either bound may be ``None`` (both: ``positive(a)``, as NumPy 2).
+
+    As in NumPy, ``a`` is converted first (a Python number there is not weak), and on
+    integer tensors a Python-int bound beyond the dtype's range is dropped.
+    """
+    if not hasattr(a, "dtype"):
+        a = asarray(a)
+    if a.dtype.kind in "iu":
+        info = _np.iinfo(a.dtype)
+        if type(a_min) is _builtins.int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is _builtins.int and a_max >= info.max:
+            a_max = None
     if a_min is None and a_max is None:
-        raise ValueError("clip: at least one of a_min and a_max must be given")
+        return positive(a)  # noqa: F821  (defined by the loop above)
     if a_min is None:
         return minimum(a, a_max)  # noqa: F821  (defined by the loop above)
     if a_max is None:

@@ -26,12 +26,34 @@ def _tf_args(*args):
     tensors = [a for a in args if isinstance(a, Tensor | np.ndarray)]
     if tensors:
         dtype = tensors[0].dtype
-        return tuple(np.asarray(a, dtype) if isinstance(a, list | tuple) else a for a in args)
+        return tuple(_list_as(a, dtype) if isinstance(a, list | tuple) else a for a in args)
     arrays = [tf_literal(a) for a in args]
     floats = [a.dtype for a in arrays if a.dtype.kind in "fc"]
     if floats:
         arrays = [a.astype(floats[0]) if a.dtype.kind in "iub" else a for a in arrays]
     return tuple(arrays)
+
+
+def _list_as(value, dtype):
+    """A Python list next to a tensor, in the tensor's dtype (as TensorFlow converts it).
+
+    Values that dtype cannot hold raise ``TypeError`` instead of changing: ``[1.5]`` next
+    to an int32 tensor is not ``[1]``, and ``[300]`` next to an int8 tensor is not ``[44]``.
+    """
+    from graphc.dtypes import numpy_literal
+    from graphc.tracer import source_info
+
+    arr = numpy_literal(value)
+    fits = np.can_cast(arr.dtype, dtype, "same_kind")
+    if fits and arr.size and arr.dtype.kind in "iu" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        fits = info.min <= arr.min() and arr.max() <= info.max
+    if not fits:
+        raise TypeError(f"cannot convert {value!r:.60} to {dtype} (the dtype of "
+                        f"the tensor it is combined with) without changing its values"
+                        f"{source_info.where()}; cast the tensor, or pass a tensor of the "
+                        "dtype you mean")
+    return arr.astype(dtype, copy=False)
 
 
 def _binary(op, name):

@@ -13,8 +13,9 @@ import operator
 import numpy as np
 
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
+from graphc.errors import InvalidArgumentError
 from graphc.ops.registry import OpDef, bind, register
-from graphc.tracer import trace
+from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 
@@ -32,9 +33,10 @@ def _shape_attr(shape) -> tuple:
     try:
         dims = tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}"
+                        f"{source_info.where()}") from None
     if any(d < 0 for d in dims):
-        raise ValueError(f"negative dimension in shape {dims}")
+        raise InvalidArgumentError(f"negative dimension in shape {dims}{source_info.where()}")
     return dims
 
 

@@ -108,8 +108,13 @@ def _round_ref(x, decimals=0):
     return np.round(x, decimals)
 
 
+def _round_infer(x, decimals=0):
+    # NumPy's dtype, probed: bool rounds to float16 (decimals=0) or raises (otherwise)
+    return Aval(x.shape, np.asarray(_round_ref(np.zeros((), x.dtype), decimals)).dtype)
+
+
 ROUND = register(OpDef(
-    name="round", infer=lambda x, decimals=0: Aval(x.shape, x.dtype), ref=_round_ref,
+    name="round", infer=_round_infer, ref=_round_ref,
     elementwise=True, doc="np.round (half to even)",
 ))
 

@@ -25,7 +25,7 @@ import operator
 import numpy as np
 
 from graphc.ops.registry import OpDef, bind, register
-from graphc.ops.shapes import broadcast_shapes, normalize_axis
+from graphc.ops.shapes import broadcast_shapes, normalize_axis, probe_infer
 from graphc.tracer import source_info
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor
@@ -202,7 +202,9 @@ def _getitem_infer(x, *idx, key):
             ishape = (int(e[1]),)
         elif a.dtype.kind == "b":
             for j, (got, want) in enumerate(zip(a.shape, shape[dim:])):
-                if got is not None and want is not None and got != want:
+                # NumPy lets a mask dim of size 0 stand against any axis (x[:, []] of a
+                # (2, 2) array is (2, 0)); every other size must match
+                if got is not None and want is not None and got != want and got != 0:
                     raise IndexError(
                         f"boolean index did not match indexed tensor along axis {dim + j}; "
                         f"size of axis is {want} but size of corresponding boolean axis "
@@ -248,18 +250,25 @@ def _check_int(aval, what="indices"):
         raise TypeError(f"{what} must be integers, got {aval.dtype}")
 
 
+def _check_take_indices(aval):
+    if aval.dtype.kind not in "iub":  # np.take reads bools as 0/1, unlike gather
+        raise TypeError(f"indices must be integers, got {aval.dtype}")
+
+
 def _take_infer(a, indices, axis=None, mode="raise"):
-    _check_int(indices)
+    _check_take_indices(indices)
     if a.shape is None or indices.shape is None:
         return Aval(None, a.dtype)
     if axis is None:
         return Aval(indices.shape, a.dtype)
+    if not a.shape:  # NumPy takes axis=0/-1 on a 0-d array (as if it were 1-d)
+        return probe_infer(_take_ref, [a, indices], {"axis": axis, "mode": mode})
     ax = normalize_axis(axis, len(a.shape))
     return Aval(a.shape[:ax] + indices.shape + a.shape[ax + 1:], a.dtype)
 
 
 def _take_ref(a, indices, axis=None, mode="raise"):
-    _check_int(indices)
+    _check_take_indices(indices)
     return np.take(a, indices, axis=axis, mode=mode)
 
 
@@ -276,7 +285,12 @@ def take(a, indices, axis=None, mode="raise"):
     array([6, 4])
     """
     if mode not in ("raise", "wrap", "clip"):
-        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+        from graphc.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"take: mode must be 'raise', 'wrap' or 'clip', got "
+                                   f"{mode!r}{source_info.where()}")
+    if isinstance(indices, list | tuple) and np.size(indices) == 0:
+        indices = np.zeros(np.shape(indices), np.intp)  # NumPy reads [] as integer indices
     return bind(TAKE, a, indices, axis=axis, mode=mode)
 
 

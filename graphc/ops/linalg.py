@@ -50,7 +50,11 @@ def _dot_infer(a, b):
         return Aval(broadcast_shapes(a.shape, b.shape), np.result_type(a.dtype, b.dtype))
     if len(b.shape) <= 2:
         return _matmul_infer(a, b)
-    return probe_infer(_dot_ref, [a, b], {})
+    # a's last dim against b's second-to-last, unified (a probe could not match an
+    # unknown dim to a known one)
+    dtype = _ones_probe(_dot_ref, [a, b]).dtype
+    _unify([a.shape[-1], b.shape[-2]], "dot: shapes not aligned")
+    return Aval(a.shape[:-1] + b.shape[:-2] + b.shape[-1:], dtype)
 
 
 DOT = register(OpDef(name="dot", infer=_dot_infer, ref=_dot_ref, weak=ALL, doc="np.dot"))
@@ -89,10 +93,94 @@ def _trace_ref(x, offset=0, axis1=0, axis2=1):
     return np.trace(x, offset=offset, axis1=axis1, axis2=axis2)
 
 
-INNER = _probe_op("inner", _inner_ref, "np.inner")
+# inner, tensordot and einsum contract dims against each other, so their inference cannot
+# probe an unknown dim at an arbitrary size (f64[?] . f64[3] must take the ? as 3): they
+# unify the sizes themselves, and probe NumPy on all-1 stand-ins (which every contraction
+# accepts) for the dtype and for argument errors.
+def _ones_probe(ref, avals, **attrs):
+    out = ref(*[np.zeros((1,) * len(a.shape), a.dtype) for a in avals], **attrs)
+    return np.asarray(out)
+
+
+def _unify(dims, what, broadcast=False):
+    """One size for dims that must agree (``None``: unknown; ``broadcast``: 1 stretches)."""
+    known = {d for d in dims if d is not None and not (broadcast and d == 1)}
+    if len(known) > 1:
+        raise ValueError(f"{what}: sizes {sorted(known)} do not match")
+    if known:
+        return known.pop()
+    return None if None in dims else (1 if dims else None)
+
+
+def _inner_infer(a, b):
+    dtype = _ones_probe(_inner_ref, [a, b]).dtype
+    if not a.shape or not b.shape:  # a scalar multiplies
+        return Aval(a.shape or b.shape, dtype)
+    _unify([a.shape[-1], b.shape[-1]], "inner: the last dims of both operands")
+    return Aval(a.shape[:-1] + b.shape[:-1], dtype)
+
+
+def _tensordot_infer(a, b, axes=2):
+    dtype = _ones_probe(_tensordot_ref, [a, b], axes=axes).dtype  # checks the axes too
+    if isinstance(axes, int):  # NumPy's reading of the axes, as in np.tensordot
+        axes_a, axes_b = list(range(-axes, 0)), list(range(axes))
+    else:
+        axes_a, axes_b = (list(x) if isinstance(x, tuple | list) else [x] for x in axes)
+    na, nb = len(a.shape), len(b.shape)
+    axes_a = [x % na if na else x for x in axes_a]
+    axes_b = [x % nb if nb else x for x in axes_b]
+    for i, j in zip(axes_a, axes_b):
+        _unify([a.shape[i], b.shape[j]], f"tensordot: shape-mismatch for sum (axes {i}, {j})")
+    out = [d for k, d in enumerate(a.shape) if k not in axes_a]
+    out += [d for k, d in enumerate(b.shape) if k not in axes_b]
+    return Aval(tuple(out), dtype)
+
+
+def _einsum_infer(*avals, subscripts):
+    if any(a.shape is None for a in avals):
+        return Aval(None, np.result_type(*[a.dtype for a in avals]))
+    dtype = _ones_probe(_einsum_ref, avals, subscripts=subscripts).dtype  # checks the spec
+    spec = subscripts.replace(" ", "")
+    ins, arrow, out = spec.partition("->")
+    sizes: dict[str, list] = {}
+    ellipses = []
+    for term, a in zip(ins.split(","), avals):
+        shape = a.shape
+        if "..." in term:
+            pre, post = term.split("...")
+            n = len(shape) - len(pre) - len(post)
+            ellipses.append(shape[len(pre):len(pre) + n])
+            labels, dims = pre + post, shape[:len(pre)] + shape[len(pre) + n:]
+        else:
+            labels, dims = term, shape
+        own: dict[str, list] = {}
+        for label, d in zip(labels, dims):
+            own.setdefault(label, []).append(d)
+        for label, ds in own.items():  # a label repeated in one operand: a diagonal
+            sizes.setdefault(label, []).append(
+                _unify(ds, f"einsum: label {label!r} within one operand"))
+    if not arrow:  # implicit output: the labels used once, in order, after any '...'
+        counts = ins.replace("...", "").replace(",", "")
+        out = ("..." if "..." in ins else "") + "".join(
+            sorted(c for c in set(counts) if counts.count(c) == 1))
+    for label, ds in sizes.items():
+        sizes[label] = _unify(ds, f"einsum: label {label!r}", broadcast=True)
+    shape = []
+    for part in out.split("...") if "..." in out else [out]:
+        shape.append([sizes[c] for c in part])
+    if "..." in out:
+        from graphc.ops.shapes import broadcast_shapes as _bcast
+
+        shape.insert(1, list(_bcast(*ellipses)) if ellipses else [])
+    return Aval(tuple(d for part in shape for d in part), dtype)
+
+
+INNER = register(OpDef(name="inner", infer=_inner_infer, ref=_inner_ref, doc="np.inner"))
 OUTER = _probe_op("outer", _outer_ref, "np.outer")
-TENSORDOT = _probe_op("tensordot", _tensordot_ref, "np.tensordot")
-EINSUM = _probe_op("einsum", _einsum_ref, "np.einsum")
+TENSORDOT = register(OpDef(name="tensordot", infer=_tensordot_infer, ref=_tensordot_ref,
+                           doc="np.tensordot"))
+EINSUM = register(OpDef(name="einsum", infer=_einsum_infer, ref=_einsum_ref,
+                        doc="np.einsum"))
 TRACE = _probe_op("trace", _trace_ref, "np.trace")
 
 

@@ -19,6 +19,17 @@ def _reduced_shape(shape, axis, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def _probe_0d(ref, x, **attrs):
+    """The aval of a reduction of a 0-d input: NumPy's own answer on a 0-d stand-in.
+
+    NumPy's rules there are irregular (``np.sum(s, axis=0)`` and ``axis=-1`` work, as does
+    ``axis=()``; ``np.mean(s, axis=0)`` raises), and with no dims there is nothing
+    unknown, so running the reference is exact (its errors are the op's errors).
+    """
+    out = np.asarray(ref(np.zeros((), x.dtype), **attrs))
+    return Aval(out.shape, out.dtype)
+
+
 def _reduction(name, fn, extra=()):
     """A reduction ``fn(x, axis=, keepdims=, **extra)``; ``extra`` attrs pass through."""
 
@@ -26,9 +37,11 @@ def _reduction(name, fn, extra=()):
         return fn(x, axis=axis, keepdims=keepdims, **kw)
 
     def infer(x, axis=None, keepdims=False, **kw):
-        shape = _reduced_shape(x.shape, axis, keepdims)
         # ddof does not change the dtype; probing one element with ddof=1 would warn.
         kw.pop("ddof", None)
+        if not x.shape:
+            return _probe_0d(ref, x, axis=axis, keepdims=keepdims, **kw)
+        shape = _reduced_shape(x.shape, axis, keepdims)
         return Aval(shape, probe_dtype(ref, [x], keepdims=keepdims, **kw))
 
     return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
@@ -51,6 +64,8 @@ def _arg_reduction(name, fn):
         return fn(x, axis=axis, keepdims=keepdims)
 
     def infer(x, axis=None, keepdims=False):
+        if not x.shape:
+            return _probe_0d(ref, x, axis=axis, keepdims=keepdims)
         if axis is None:
             shape = (1,) * len(x.shape) if keepdims else ()
         else:
@@ -69,6 +84,8 @@ def _scan(name, fn):
         return fn(x, axis=axis, dtype=dtype)
 
     def infer(x, axis=None, dtype=None):
+        if not x.shape:
+            return _probe_0d(ref, x, axis=axis, dtype=dtype)
         if axis is None:
             n = 1
             for d in x.shape:

@@ -82,6 +82,8 @@ EXPAND_DIMS = register(OpDef(name="expand_dims", infer=_expand_dims_infer,
 
 
 def _squeeze_infer(x, axis=None):
+    if not x.shape:  # NumPy lets axis=0/-1 squeeze a 0-d array: ask it
+        return probe_infer(_squeeze_ref, [x], {"axis": axis})
     if axis is None:
         if None in x.shape:
             raise ValueError("squeeze without axis needs known dims; pass axis=")
@@ -93,8 +95,12 @@ def _squeeze_infer(x, axis=None):
     return Aval(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-SQUEEZE = register(OpDef(name="squeeze", infer=_squeeze_infer,
-                         ref=lambda x, axis=None: np.squeeze(x, axis), doc="np.squeeze"))
+def _squeeze_ref(x, axis=None):
+    return np.squeeze(x, axis)
+
+
+SQUEEZE = register(OpDef(name="squeeze", infer=_squeeze_infer, ref=_squeeze_ref,
+                         doc="np.squeeze"))
 
 
 def _concat_infer(*xs, axis=0):
@@ -197,6 +203,10 @@ def _repeat_ref(x, repeats, axis=None):
 
 
 def _repeat_infer(x, repeats, axis=None):
+    if not x.shape:  # NumPy takes axis=0/-1 on a 0-d array: its own rules on a stand-in
+        return probe_infer(_repeat_ref, [x], {"repeats": repeats, "axis": axis})
+    if not isinstance(repeats, int) and len(repeats) == 1:
+        repeats = repeats[0]  # one count broadcasts over the axis, like an int
     if axis is None:
         n = num_elements(x.shape)
         total = (None if n is None else n * repeats) if isinstance(repeats, int) else (
@@ -223,6 +233,8 @@ FLIP = register(OpDef(name="flip", infer=_flip_infer,
 
 
 def _sort_infer(x, axis=-1):
+    if not x.shape:  # np.argsort takes axis=0/-1 on a 0-d array, np.sort does not
+        return probe_infer(_sort_ref, [x], {"axis": axis})
     if axis is None:
         return Aval((num_elements(x.shape),), x.dtype)
     normalize_axis(axis, len(x.shape))
@@ -230,14 +242,21 @@ def _sort_infer(x, axis=-1):
 
 
 def _argsort_infer(x, axis=-1):
+    if not x.shape:
+        return probe_infer(_argsort_ref, [x], {"axis": axis})
     return Aval(_sort_infer(x, axis).shape, np.dtype(np.intp))
 
 
-SORT = register(OpDef(name="sort", infer=_sort_infer,
-                      ref=lambda x, axis=-1: np.sort(x, axis=axis, kind="stable"),
-                      doc="np.sort (stable)"))
-ARGSORT = register(OpDef(name="argsort", infer=_argsort_infer,
-                         ref=lambda x, axis=-1: np.argsort(x, axis=axis, kind="stable"),
+def _sort_ref(x, axis=-1):
+    return np.sort(x, axis=axis, kind="stable")
+
+
+def _argsort_ref(x, axis=-1):
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+SORT = register(OpDef(name="sort", infer=_sort_infer, ref=_sort_ref, doc="np.sort (stable)"))
+ARGSORT = register(OpDef(name="argsort", infer=_argsort_infer, ref=_argsort_ref,
                          doc="np.argsort (stable)"))
 
 
@@ -275,7 +294,10 @@ def _shape_arg(shape):
     try:
         return tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+        from graphc.tracer import source_info
+
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}"
+                        f"{source_info.where()}") from None
 
 
 def reshape(a, newshape=None, order="C", shape=None):
@@ -311,11 +333,23 @@ def tf_transpose(a, perm=None, conjugate=False, name=None):
     return transpose(*_tf_args(a), perm)
 
 
+def _axes_error(name, e):
+    """A bad axis found by a wrapper (before any op runs), named like an op's error."""
+    from graphc.errors import InvalidArgumentError
+    from graphc.tracer import source_info
+
+    kind = TypeError if isinstance(e, TypeError) else InvalidArgumentError
+    return kind(f"{name}: {e}{source_info.where()}")
+
+
 def swapaxes(a, axis1, axis2):
     """``np.swapaxes``."""
     n = _rank(a)
     axes = list(range(n))
-    i, j = normalize_axis(axis1, n), normalize_axis(axis2, n)
+    try:
+        i, j = normalize_axis(axis1, n), normalize_axis(axis2, n)
+    except (TypeError, ValueError) as e:
+        raise _axes_error("swapaxes", e) from None
     axes[i], axes[j] = axes[j], axes[i]
     return transpose(a, axes)
 
@@ -323,8 +357,17 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     """``np.moveaxis``."""
     n = _rank(a)
-    src = [normalize_axis(s, n) for s in np.atleast_1d(source).tolist()]
-    dst = [normalize_axis(d, n) for d in np.atleast_1d(destination).tolist()]
+    try:
+        src = [normalize_axis(s, n) for s in np.atleast_1d(source).tolist()]
+        dst = [normalize_axis(d, n) for d in np.atleast_1d(destination).tolist()]
+        if len(src) != len(dst):
+            raise ValueError("`source` and `destination` arguments must have the same "
+                             "number of elements")
+        for what, axes in (("source", src), ("destination", dst)):
+            if len(set(axes)) != len(axes):
+                raise ValueError(f"repeated axis in `{what}` argument")
+    except (TypeError, ValueError) as e:
+        raise _axes_error("moveaxis", e) from None
     order = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -388,7 +431,11 @@ def atleast_2d(a):
 def split(a, indices_or_sections, axis=0):
     """``np.split``; returns a list of tensors."""
     ios = indices_or_sections
-    ios = int(ios) if isinstance(ios, int | np.integer) else tuple(int(i) for i in ios)
+    try:  # operator.index: np.split refuses [1.5] rather than truncating it
+        ios = operator.index(ios) if isinstance(ios, int | np.integer) else tuple(
+            operator.index(i) for i in ios)
+    except TypeError as e:
+        raise _axes_error("split", e) from None
     return bind(SPLIT, a, indices_or_sections=ios, axis=axis)
 
 
@@ -428,9 +475,10 @@ def pad(a, pad_width, mode="constant", constant_values=0):
     """``np.pad`` with static widths; modes 'constant', 'edge', 'reflect', 'symmetric',
     'wrap'."""
     widths = np.asarray(pad_width, dtype=np.int64)
-    if widths.ndim == 1:
+    if widths.ndim < 2:
         widths = widths.reshape(1, -1)
-    widths = np.broadcast_to(widths, (_rank(a), 2))
+    if _rank(a):  # a 0-d tensor keeps its widths: NumPy still checks them (>= 0)
+        widths = np.broadcast_to(widths, (_rank(a), 2))
     return bind(PAD, a, pad_width=tuple(map(tuple, widths.tolist())), mode=mode,
                 constant_values=constant_values)
 

@@ -15,7 +15,11 @@ Conventions in the generated code (why they hold is in docs/runtime.md):
 * elementwise ops become explicit loops: a flat loop when every operand is contiguous
   and has the output's shape, else an N-d loop over ``np.broadcast_to`` views; each
   element is cast to NumPy's loop dtype and the result to the node's dtype, so
-  promotion and integer wraparound are exactly NumPy's.
+  promotion and integer wraparound are exactly NumPy's;
+* control flow (``kernels_control``) inlines each branch / loop body with a child
+  generator (``_Gen.inline``) whose variables carry a prefix (``s3_v2``);
+* ``Program.blocked`` lists the top-level nodes without a kernel, so the executor can
+  run the rest as compiled segments (``segments``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy as np
 
 from graphc.runtime import (
     kernels,
+    kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
     kernels_reduce,  # noqa: F401  (registers reduction emitters)
 )
 from graphc.runtime.kernels import Unsupported, Val, check_dtype, literal
@@ -35,6 +40,13 @@ from graphc.tracer.printer import Namer, format_graph, node_signature
 
 FN_NAME = "program"
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
+# Programs with a prange loop: only explicit pranges become parallel (Numba would also
+# turn np.empty, array expressions and reductions into parallel loops, each paying a
+# thread launch; the generator writes its own loops).
+PARALLEL_DECORATOR = (
+    "@numba.njit(cache=True, error_model='numpy', nogil=True, parallel=dict("
+    "comprehension=False, reduction=False, inplace_binop=False, setitem=False, "
+    "numpy=False, stencil=False, fusion=False, prange=True))")
 
 
 @dataclass
@@ -47,6 +59,7 @@ class Program:
     consts: tuple = ()             # arrays passed after the inputs, in order
     scalar_outputs: tuple = ()     # per output: its dtype when returned as a scalar
     reasons: list = field(default_factory=list)
+    blocked: list = field(default_factory=list)  # (node, reason): top-level, no kernel
 
     @property
     def ok(self) -> bool:
@@ -61,15 +74,28 @@ def generate(graph: Graph) -> Program:
 class _Gen(Loops):
     """One generation: the emitters call ``line`` and ``tmp`` on it."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, parent: "_Gen | None" = None):
         self.graph = graph
         self.namer = Namer(graph)
-        self.lines: list[str] = []
-        self.depth = 1
         self.vals: dict[int, Val] = {}
-        self.consts: list[np.ndarray] = []
         self.reasons: list[str] = []
-        self._n = 0
+        self.blocked: list = []  # (node, reason) for the nodes of this graph with no kernel
+        if parent is None:
+            self.lines: list[str] = []
+            self.depth = 1
+            self.consts: list[np.ndarray] = []
+            self._n = 0
+            self.prefix = ""
+            self.flags: dict = {}  # program-wide: "parallel" when some loop uses prange
+        else:
+            # an inlined subgraph (a branch or loop body): it writes into the parent's
+            # lines and constants, with its own names (prefixed, so the function-wide
+            # Numba variables never collide: a name typed as an array in one place and
+            # a scalar in another would not compile)
+            self.lines, self.depth, self.consts = parent.lines, parent.depth, parent.consts
+            self.flags = parent.flags
+            self._n = parent._n + 1
+            self.prefix = f"s{self._n}_"
 
     # -- the interface emitters use
     def line(self, text: str) -> None:
@@ -98,6 +124,23 @@ class _Gen(Loops):
                 self.vals[v.id] = Val(self._var(v), aval)
             else:
                 self.vals[v.id] = Val(name, aval, contig=True)  # the executor ensures it
+        self._nodes()
+        outs, scalar_out = [], []
+        for v in g.outputs:
+            val = self.vals.get(v.id)
+            if val is None:
+                self.reasons.append("an output is not defined by the graph")
+                break
+            outs.append(val.name)
+            scalar_out.append(v.aval.dtype if val.scalar else None)
+        self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        params += [f"c{i}" for i in range(len(self.consts))]
+        return Program(self._module(params), tuple(v.aval for v in g.inputs), tuple(scalar_in),
+                       tuple(self.consts), tuple(scalar_out), self.reasons, self.blocked)
+
+    def _nodes(self) -> None:
+        """One block of statements per node, in graph order (fusing elementwise runs)."""
+        g = self.graph
         self.uses: dict[int, int] = {}
         for node in g.nodes:
             for v in node.inputs:
@@ -119,21 +162,22 @@ class _Gen(Loops):
             except Unsupported as e:
                 where = f" (traced at {node.src})" if node.src else ""
                 self.reasons.append(f"{node_signature(g, node)}: {e}{where}")
+                self.blocked.append((node, self.reasons[-1]))
                 for v in node.outputs:  # keep going so every blocker is reported
                     self.vals.setdefault(v.id, Val(self._var(v), v.aval))
         self._flush()
-        outs, scalar_out = [], []
-        for v in g.outputs:
-            val = self.vals.get(v.id)
-            if val is None:
-                self.reasons.append("an output is not defined by the graph")
-                break
-            outs.append(val.name)
-            scalar_out.append(v.aval.dtype if val.scalar else None)
-        self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
-        params += [f"c{i}" for i in range(len(self.consts))]
-        return Program(self._module(params), tuple(v.aval for v in g.inputs), tuple(scalar_in),
-                       tuple(self.consts), tuple(scalar_out), self.reasons)
+
+    def inline(self, graph: Graph, args: list[Val]) -> list[Val]:
+        """Emit ``graph`` (a branch or loop body) here, its inputs bound to ``args``;
+        returns the Vals of its outputs. Raises Unsupported when part of it is."""
+        child = _Gen(graph, parent=self)
+        for v, x in zip(graph.inputs, args):
+            child.vals[v.id] = Val(x.name, v.aval, x.contig)
+        child._nodes()
+        self._n = child._n
+        if child.reasons:
+            raise Unsupported(f"in {graph.name}: " + "; ".join(child.reasons))
+        return [child.vals[v.id] for v in graph.outputs]
 
     def _module(self, params) -> str:
         text = format_graph(self.graph).splitlines()
@@ -149,11 +193,12 @@ class _Gen(Loops):
             "from graphc.runtime import vmath as V  # noqa: F401",
             "",
         ]
-        head += ["", PROGRAM_DECORATOR, f"def {FN_NAME}({', '.join(params)}):"]
+        deco = PARALLEL_DECORATOR if self.flags.get("parallel") else PROGRAM_DECORATOR
+        head += ["", deco, f"def {FN_NAME}({', '.join(params)}):"]
         return "\n".join(head + self.lines) + "\n"
 
     def _var(self, v) -> str:
-        return "v" + self.namer(v)[1:]
+        return self.prefix + "v" + self.namer(v)[1:]
 
     def _dtype_ok(self, dtype, what) -> None:
         try:
@@ -164,8 +209,8 @@ class _Gen(Loops):
     # -- nodes
     def _node(self, node) -> None:
         if any(v.aval.is_token for v in (*node.inputs, *node.outputs)):
-            raise Unsupported(f"stateful op {node.op.name} (effect tokens are not compiled "
-                              "yet)")
+            raise Unsupported(f"stateful op {node.op.name} (effects run in Python, in "
+                              "program order)")
         for v in node.outputs:
             if v.aval.shape is None:
                 raise Unsupported("result of unknown rank")

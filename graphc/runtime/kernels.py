@@ -103,10 +103,10 @@ SCALAR_OVERRIDES = {
     "rint": "np.rint({0})",
     "exp2": "np.exp2({0})",
     "cbrt": "np.cbrt({0})",
-    "log": "np.log({0})",
+    "log": lambda ins, out, attrs: _vmath("log", out, "np.log({0})"),
     "log2": "np.log2({0})",
     "log10": "np.log10({0})",
-    "log1p": "np.log1p({0})",
+    "log1p": lambda ins, out, attrs: _vmath("log1p", out, "np.log1p({0})"),
     "sqrt": "np.sqrt({0})",
     "isnan": "np.isnan({0})",
     "isinf": "np.isinf({0})",
@@ -135,6 +135,10 @@ SCALAR_OVERRIDES = {
     "round": lambda ins, out, attrs: _round_template(out, attrs.get("decimals", 0)),
     # vectorizable polynomial versions (vmath): libm calls would keep loops scalar
     "exp": lambda ins, out, attrs: _vmath("exp", out, "math.exp({0})"),
+    "expm1": lambda ins, out, attrs: _vmath("expm1", out, "math.expm1({0})"),
+    "tanh": lambda ins, out, attrs: _vmath("tanh", out, "math.tanh({0})"),
+    "sin": lambda ins, out, attrs: _vmath("sin", out, "math.sin({0})"),
+    "cos": lambda ins, out, attrs: _vmath("cos", out, "math.cos({0})"),
     "sigmoid": lambda ins, out, attrs: _vmath("sigmoid", out,
                                               "(1.0 / (1.0 + math.exp(-{0})))"),
 }

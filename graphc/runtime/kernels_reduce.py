@@ -51,7 +51,7 @@ def _row_call(op, row, in_t, acc_t, chunked) -> str:
         row = row if in_t == acc_t else f"{row}.astype({T})"
         return f"{T}(H.prod({row}, {T}(1)))"
     if op in ("max", "min"):
-        return f"{T}(H.a{op}({row}))"
+        return f"{T}(H.{'f' if in_t.kind == 'f' else ''}a{op}({row}))"
     return f"H.{op}_({row})"
 
 

@@ -10,8 +10,36 @@ dtype (``kernels.scalar_expr``), so fused results equal the unfused ones bit for
 
 from __future__ import annotations
 
+import math
+import os
+
 from graphc.runtime import kernels
 from graphc.runtime.kernels import Unsupported, Val, check_dtype, np_type
+
+# Results of at least this many bytes get transparent huge pages (``H.hugepages``), as
+# NumPy gives its arrays: first-touch page faults otherwise cost as much as the loop.
+HUGEPAGE_BYTES = 1 << 22
+
+
+class ParallelSettings:
+    """When a flat elementwise loop runs on every core (``numba.prange``).
+
+    ``min_size``: loops of at least this many elements (static size) are parallel. On
+    the 2-core development machine a parallel region costs 3-7 ms whenever another
+    process keeps one core busy (OpenMP waits for a descheduled worker), which was the
+    normal state there; prange then won only for compute-bound loops from 2^22 elements
+    (sigmoid 0.86x) and never for memory-bound ones (``x + 1`` 1.06x at 2^24). Quiet, it
+    wins from ~2^17. 2^22 keeps the loss under contention below ~2x of a >= 1.5 ms loop
+    while big loops get both cores (docs/runtime.md, ``bench_numba --parallel-sweep``).
+    Smaller or unknown-size loops stay serial, so their programs compile without
+    Numba's parfor passes (~1 s more per compile). ``GRAPHC_PARALLEL=0`` turns it off.
+    """
+
+    enabled = os.environ.get("GRAPHC_PARALLEL", "1") != "0"
+    min_size = 1 << 22
+
+
+parallel_settings = ParallelSettings()
 
 
 class _Group:
@@ -161,11 +189,14 @@ class Loops:
             self.line(f"{shp} = {kernels.shape_expr([str(d) for d in shape])}")
         else:
             self.line(f"{shp} = {self._broadcast_shape(ins, arrays, shape)}")
+        size = math.prod(shape) if static else None
         for o, aval in zip(outs, out_avals):
             self.line(f"{o} = np.empty({shp}, {np_type(aval.dtype)})")
+            if size is None or size * aval.dtype.itemsize >= HUGEPAGE_BYTES:
+                self.line(f"H.hugepages({o})")
         same = {j for j in arrays if static and ins[j].aval.shape == shape}
         if all(ins[j].contig and j in same for j in arrays):
-            self._flat_loop(g, ins, elem, body, results, outs)
+            self._flat_loop(g, ins, elem, body, results, outs, size)
         elif all(ins[j].contig and len(ins[j].aval.shape) == len(shape) for j in arrays) \
                 and not static:
             cond = " and ".join(f"{ins[j].name}.shape == {shp}" for j in arrays)
@@ -205,7 +236,7 @@ class Loops:
             dims.append(name)
         return kernels.shape_expr(dims)
 
-    def _flat_loop(self, g, ins, elem, body, results, outs) -> None:
+    def _flat_loop(self, g, ins, elem, body, results, outs, size=None) -> None:
         flat = {}
         for j, x in enumerate(ins):
             if not x.scalar:
@@ -213,14 +244,23 @@ class Loops:
                 self.line(f"{flat[j]} = {x.name}.reshape(-1)")
         for k, o in enumerate(outs):
             self.line(f"_fo{g}_{k} = {o}.reshape(-1)")
-        self.line(f"for _i in range(_fo{g}_0.shape[0]):")
+        # prange only where it pays (see PARALLEL_MIN_SIZE); the loop index gets its own
+        # name so Numba's parfor pass never sees it shared with another loop
+        parallel = parallel_settings.enabled and size is not None \
+            and size >= parallel_settings.min_size
+        if parallel:
+            self.flags["parallel"] = True
+        index = f"_p{g}" if parallel else "_i"
+        loop = "numba.prange" if parallel else "range"
+        self.line(f"for {index} in {loop}(_fo{g}_0.shape[0]):")
         self.depth += 1
         for j, x in enumerate(ins):
-            self.line(f"{elem[j]} = {flat[j]}[_i]" if j in flat else f"{elem[j]} = {x.name}")
+            self.line(f"{elem[j]} = {flat[j]}[{index}]" if j in flat
+                      else f"{elem[j]} = {x.name}")
         for ln in body:
             self.line(ln)
         for k, s in enumerate(results):
-            self.line(f"_fo{g}_{k}[_i] = _s{g}_{s}")
+            self.line(f"_fo{g}_{k}[{index}] = _s{g}_{s}")
         self.depth -= 1
 
     def _nd_loop(self, g, ins, elem, body, results, outs, shape, same) -> None:

@@ -1,75 +1,63 @@
-"""Vectorizable exp (and sigmoid through it) for Numba loops, float32 and float64.
+"""Vectorizable math for Numba loops, float32 and float64: programs call ``V.<f>_f32/_f64``.
 
 Why: in a Numba loop ``math.exp``/``np.exp`` is a scalar libm call per element, which
 LLVM cannot vectorize: measured here 7.8 ms for 2^20 float32 values against 0.94 ms for
 NumPy's SIMD ``np.exp`` (``math.tanh``: 36 ms against 0.55 ms). These functions are plain
-arithmetic plus two bit casts, so once LLVM inlines them into a fused loop it vectorizes
-the whole loop (AVX-512: 8 doubles per instruction).
+arithmetic plus bit casts, FMAs and (sin/cos) table reads, so once LLVM inlines them into
+a fused loop it vectorizes the whole loop. Per-function speed and ULP bounds: docs/vmath.md.
 
-Method (Cody-Waite range reduction, like Cephes/SLEEF): ``x = n ln2 + r`` with
+Here: exp, sigmoid, expm1, tanh; log and log1p in vmath_log.py, sin and cos in
+vmath_trig.py, the bit casts and FMA in vmath_base.py (all re-exported here).
+
+exp (Cody-Waite range reduction, like Cephes/SLEEF): ``x = n ln2 + r`` with
 ``n = rint(x / ln2)``, ``|r| <= ln2/2`` (ln2 split in two constants so ``n * hi`` is
-exact); ``exp(r)`` by a polynomial (float32: Cephes expf's minimax, computed in float32
-so 8-16 lanes run per instruction; float64: Taylor to degree 13); ``2^n`` built from its
-exponent bits as two factors, so results that overflow, or underflow into denormals,
-round once at the last multiply. Measured over [-110, 95] against exp computed in
-float64 and rounded: at most 1 ULP for float32 (NumPy's own np.exp: 2). NaN, +-inf and
-out-of-range inputs are handled with clamps and selects (no branches, so the loops
-still vectorize). An earlier variant computing float32 in float64 was as accurate and
-no faster here.
-Accuracy against NumPy is tested across the whole range in tests/runtime/test_numba_vmath.py.
+exact); ``exp(r)`` by a polynomial (float32: Cephes expf's minimax, computed in float32;
+float64: Taylor to degree 13); ``2^n`` built from its exponent bits as two factors, so
+results that overflow, or underflow into denormals, round once at the last multiply.
+NaN, +-inf and out-of-range inputs are handled with clamps and selects (no branches, so
+the loops still vectorize). expm1 reduces the same way and returns ``2^n p + (2^n - 1)``
+(exact but for p's error); tanh is ``-t / (t + 2)`` with ``t = expm1(-2|x|)``.
+float32 expm1/tanh (like log/log1p/sin/cos) compute in float64 with shorter polynomials:
+no cancellation or denormal cases to handle, one final rounding, and no slower here.
+Accuracy across the whole range is tested in tests/runtime/test_numba_vmath.py.
 
 Only generated programs import this module (it imports Numba); ``cache.version_tag``
-hashes its source, because compiled programs link this code in.
+hashes every ``vmath*.py``, because compiled programs link this code in.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
-_jit = numba.njit(cache=True, error_model="numpy", nogil=True, inline="always")
+from graphc.runtime.vmath_base import f32_from_bits, f64_from_bits, fma, horner, jit
+from graphc.runtime.vmath_log import log1p_f32, log1p_f64, log_f32, log_f64  # noqa: F401
+from graphc.runtime.vmath_trig import cos_f32, cos_f64, sin_f32, sin_f64  # noqa: F401
 
-
-@intrinsic
-def _f64_from_bits(typingctx, bits):
-    """The float64 whose IEEE bits are the int64 ``bits`` (an LLVM bitcast)."""
-    if bits != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(types.int64), codegen
-
+_jit = jit
 
 _LOG2E = 1.4426950408889634
 _LN2_HI = 0.693147180369123816490    # ln2 with the low 32 bits zero: n * hi is exact
 _LN2_LO = 1.90821492927058770002e-10
+_EXP64 = (1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+          1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0)
+# expm1(r) = r + r^2/2 + r^3 P(r) on [-ln2/2, ln2/2]: P a Chebyshev fit (mpmath) of degree 9
+# (float64, error of P < 2^-56) or 5 (float32 computed in float64, < 2^-32)
+_EM64 = (2.091122972975856e-09, 2.5100375832561234e-08, 2.755728298405588e-07,
+         2.7557268480310024e-06, 2.4801587317135164e-05, 0.00019841269863040545,
+         0.0013888888888886554, 0.008333333333330065, 0.041666666666666664,
+         0.16666666666666669)
+_EM32 = (2.485128815112762e-05, 0.00019890980869750327, 0.0013888866495891856,
+         0.008333310934448869, 0.041666666681610176, 0.16666666681614256)
 
 
 @_jit
 def _pow2(n):
     """2.0**n for an integral float64 ``n`` in [-1022, 1023]."""
-    return _f64_from_bits((np.int64(n) + 1023) << 52)
-
-
-@intrinsic
-def _f32_from_bits(typingctx, bits):
-    """The float32 whose IEEE bits are the int32 ``bits`` (an LLVM bitcast)."""
-    if bits != types.int32:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.FloatType())
-
-    return types.float32(types.int32), codegen
+    return f64_from_bits((np.int64(n) + 1023) << 52)
 
 
 # float32 constants (module-level NumPy scalars are typed float32 by Numba, so the
-# arithmetic below stays float32 and vectorizes 16 lanes wide on AVX-512)
+# arithmetic below stays float32 and vectorizes 8 lanes wide: LLVM prefers 256-bit vectors here)
 _F1 = np.float32(1.0)
 _FHALF = np.float32(0.5)
 _FLO = np.float32(-104.0)   # exp(-104) < smallest float32 denormal / 2: result 0
@@ -86,7 +74,7 @@ def _pow2f(n):
     """2.0**n (float32) for an integral float32 ``n`` in [-126, 127]."""
     # float32 -> int32 converts 8/16 lanes at once (-> int64 would not); Numba widens the
     # int arithmetic to int64, which LLVM narrows back because of the final int32 cast
-    return _f32_from_bits(np.int32((np.int32(n) + 127) << 23))
+    return f32_from_bits(np.int32((np.int32(n) + 127) << 23))
 
 
 @_jit
@@ -95,9 +83,7 @@ def exp_f32(x):
     d = min(max(x, _FLO), _FHI)
     n = np.rint(d * _FLOG2E)
     r = (d - n * _FC1) - n * _FC2
-    z = r * r
-    p = (((((_FP[0] * r + _FP[1]) * r + _FP[2]) * r + _FP[3]) * r + _FP[4]) * r
-         + _FP[5]) * z + r + _F1
+    p = fma(horner(r, _FP), r * r, r) + _F1
     # 2^n as two factors so both stay normal for n in [-150, 129]; the last multiply
     # rounds once, into a denormal or to inf where the true result is one
     h = np.floor(n * _FHALF)
@@ -111,10 +97,7 @@ def exp_f64(x):
     d = min(max(x, -746.0), 710.0)
     n = np.rint(d * _LOG2E)
     r = (d - n * _LN2_HI) - n * _LN2_LO
-    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
-        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (
-            1.0 / 3628800 + r * (1.0 / 39916800 + r * (1.0 / 479001600 + r * (
-                1.0 / 6227020800)))))))))))))
+    p = horner(r, _EXP64)
     # 2^n as two factors so both stay normal for n in [-1076, 1025]
     h = np.floor(n * 0.5)
     res = p * _pow2(h) * _pow2(n - h)
@@ -130,3 +113,65 @@ def sigmoid_f32(x):
 @_jit
 def sigmoid_f64(x):
     return 1.0 / (1.0 + exp_f64(-x))
+
+
+@_jit
+def _expm1_f64(d):
+    """expm1 of a float64 ``d`` in [-45, 710] (below -45 the result rounds to -1)."""
+    n = np.rint(d * _LOG2E)
+    r = (d - n * _LN2_HI) - n * _LN2_LO
+    p = fma(r * r, fma(r, horner(r, _EM64), 0.5), r)  # expm1(r), |r| <= ln2/2
+    # expm1(d) = 2^n p + (2^n - 1): 2^n - 1 is exact for n <= 53 and the product too, so
+    # only p's error and one rounding remain, even where the result is near 0 (n = 0)
+    t = _pow2(min(n, 56.0))
+    small = fma(t, p, t - 1.0)
+    h = np.floor(n * 0.5)  # above 2^56 the -1 is lost: exp's two factors (n <= 1025)
+    big = (p + 1.0) * _pow2(h) * _pow2(n - h)
+    return big if n > 56.0 else small
+
+
+@_jit
+def _expm1_f32(d):
+    """expm1 of a float64 ``d`` in [-20, 89] to ~2^-32 relative (float32 use: 2^n never
+    overflows float64, and rounding to float32 makes an overflow inf)."""
+    n = np.rint(d * _LOG2E)
+    r = fma(n, -0.6931471805599453, d)
+    p = fma(r * r, fma(r, horner(r, _EM32), 0.5), r)
+    t = _pow2(n)
+    return fma(t, p, t - 1.0)
+
+
+@_jit
+def expm1_f64(x):
+    """exp(x) - 1 of a float64, ~1 ULP; exact for tiny x, keeps -0; inf -> inf, -inf -> -1."""
+    r = _expm1_f64(min(max(x, -45.0), 710.0))
+    r = r if x != 0 else x  # -0: the polynomial would give +0
+    return x if x != x else r
+
+
+@_jit
+def expm1_f32(x):
+    """exp(x) - 1 of a float32 computed in float64, <= 1 ULP."""
+    r = np.float32(_expm1_f32(min(max(np.float64(x), -20.0), 89.0)))
+    r = r if x != 0 else x
+    return x if x != x else r
+
+
+@_jit
+def tanh_f64(x):
+    """tanh of a float64 as -t / (t + 2), t = expm1(-2|x|) in (-1, 0]: no cancellation
+    (t + 2 >= 1), no overflow, and ~x itself for tiny x; a few ULP."""
+    t = _expm1_f64(max(-2.0 * abs(x), -45.0))
+    r = np.copysign(-t / (t + 2.0), x)
+    return x if x != x else r
+
+
+@_jit
+def tanh_f32(x):
+    """tanh of a float32: t = expm1(-2|x|) in float64, -t / (t + 2) in float32, <= 2 ULP.
+
+    Dividing in float32 after rounding t and t + 2 costs 1 ULP (2 instead of 1) but the
+    float64 divide (8 lanes per 16 cycles) made the loop 1.4x slower (1.65 vs 1.2 ms)."""
+    t = _expm1_f32(max(-2.0 * abs(np.float64(x)), -20.0))
+    r = np.copysign(np.float32(-t) / np.float32(t + 2.0), x)
+    return x if x != x else r

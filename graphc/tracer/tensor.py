@@ -103,8 +103,8 @@ class Tensor:
         arr = self._concrete(".numpy()")
         return arr[()] if arr.ndim == 0 else arr.copy()
 
-    def item(self):
-        return self._concrete(".item()").item()
+    def item(self, *args):
+        return self._concrete(".item()").item(*args)
 
     def tolist(self):
         return self._concrete(".tolist()").tolist()
@@ -230,11 +230,14 @@ class Tensor:
     def min(self, axis=None, keepdims=False):
         return _gnp.min(self, axis=axis, keepdims=keepdims)
 
-    def argmax(self, axis=None):
-        return _gnp.argmax(self, axis=axis)
+    def argmax(self, axis=None, keepdims=False):
+        return _gnp.argmax(self, axis=axis, keepdims=keepdims)
 
-    def argmin(self, axis=None):
-        return _gnp.argmin(self, axis=axis)
+    def argmin(self, axis=None, keepdims=False):
+        return _gnp.argmin(self, axis=axis, keepdims=keepdims)
+
+    def nonzero(self):
+        return _gnp.nonzero(self)
 
     def any(self, axis=None, keepdims=False):
         return _gnp.any(self, axis=axis, keepdims=keepdims)
@@ -274,6 +277,12 @@ class Tensor:
 
     def trace(self, offset=0, axis1=0, axis2=1):
         return _gnp.trace(self, offset=offset, axis1=axis1, axis2=axis2)
+
+
+def _operand(other) -> bool:
+    """Whether a Tensor operator takes ``other``: numbers, arrays, lists and anything that
+    converts itself (a ``gc.Variable``: ``t * v`` reads it, like ``v * t``)."""
+    return isinstance(other, _OPERAND_TYPES) or hasattr(other, "_graphc_tensor_")
 
 
 def _to_numpy(obj):
@@ -331,12 +340,12 @@ def _install_operators():
         call = fast_binary(op)
         if reflected:
             def method(self, other):
-                if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
+                if type(other) is not Tensor and not _operand(other):
                     return NotImplemented
                 return call(other, self)
         else:
             def method(self, other):
-                if type(other) is not Tensor and not isinstance(other, _OPERAND_TYPES):
+                if type(other) is not Tensor and not _operand(other):
                     return NotImplemented
                 return call(self, other)
         return method
@@ -349,6 +358,16 @@ def _install_operators():
     for name, op in table.items():
         setattr(Tensor, f"__{name}__", binary(op))
         setattr(Tensor, f"__r{name}__", binary(op, reflected=True))
+    power = Tensor.__pow__
+
+    def pow_(self, other):
+        # ndarray's ``a ** 2`` is np.square(a), which differs from np.power(a, 2) in one
+        # case: for bools it gives int8, not int64
+        if type(other) is int and other == 2 and self.dtype == np.bool_:
+            return _gnp.square(self)
+        return power(self, other)
+
+    Tensor.__pow__ = pow_
     for name, op in {"eq": ew.EQUAL, "ne": ew.NOT_EQUAL, "lt": ew.LESS,
                      "le": ew.LESS_EQUAL, "gt": ew.GREATER, "ge": ew.GREATER_EQUAL}.items():
         setattr(Tensor, f"__{name}__", binary(op))
@@ -359,8 +378,20 @@ def _install_operators():
     def rmatmul(self, other):
         return _gnp.matmul(other, self)
 
+    def divmod_(self, other):  # NumPy's divmod: floor_divide and remainder of the pair
+        if type(other) is not Tensor and not _operand(other):
+            return NotImplemented
+        return _gnp.floor_divide(self, other), _gnp.remainder(self, other)
+
+    def rdivmod(self, other):
+        if type(other) is not Tensor and not _operand(other):
+            return NotImplemented
+        return _gnp.floor_divide(other, self), _gnp.remainder(other, self)
+
     Tensor.__matmul__ = matmul
     Tensor.__rmatmul__ = rmatmul
+    Tensor.__divmod__ = divmod_
+    Tensor.__rdivmod__ = rdivmod
     Tensor.__neg__ = fast_unary(ew.NEGATIVE)
     Tensor.__pos__ = fast_unary(ew.POSITIVE)
     Tensor.__abs__ = fast_unary(ew.ABSOLUTE)

@@ -274,10 +274,13 @@ def test_scalar_graph_and_noncontiguous_inputs():
     assert out[0].shape == () and out[0].dtype == np.float32 and out[0] == 3.0
 
 
-def test_fallback_is_reported_once_with_reasons():
-    """An op without a Numba kernel: the interpreter runs it, and says why, once."""
+@pytest.mark.parametrize("compiled_part", [False, True])
+def test_fallback_is_reported_once_with_reasons(compiled_part):
+    """Ops without a Numba kernel run on the interpreter, and say why, once: the whole
+    graph when nothing else would be compiled, else between compiled segments."""
     def body(g, x):
-        return [("sorted", g.sort(g.add(x, np.asarray(1.0, F32)), axis=-1)),
+        y = g.add(x, np.asarray(1.0, F32)) if compiled_part else x
+        return [("sorted", g.sort(y, axis=-1)),
                 ("c", g.cast(x, dtype=np.dtype(np.complex64)))]
 
     graph, labels = build("fb", [((5,), F32)], body)
@@ -287,11 +290,13 @@ def test_fallback_is_reported_once_with_reasons():
     msg = str(record[0].message)
     assert "'fb'" in msg and "no Numba kernel for op sort" in msg and "complex64" in msg
     assert "test_numba_backend.py" in msg  # the user's source line of the node
-    assert ex.backend == "numpy" and len(ex.reasons) == 2
+    assert ex.backend == ("segments" if compiled_part else "numpy") and len(ex.reasons) == 2
     x = RNG.standard_normal(5).astype(np.float32)
     for g_, w in zip(ex([x]), run_graph(graph, [x])):
         np.testing.assert_array_equal(g_, w)
     assert "no Numba kernel for op sort" in ex.explain()
+    if compiled_part:
+        assert "1 compiled segment(s), 2 node(s) run in Python" in ex.explain()
     with pytest.raises(numba_cpu.FallbackError, match="sort"):
         numba_cpu.executor_for(graph, strict=True)
 
