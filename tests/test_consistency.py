@@ -1018,9 +1018,6 @@ def _fn(body):
     return gc.function(body, backend="numpy", autograph=False)
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/tracer/signature.py: Python floats key by "
-                   "(float, value) and 0.0 == -0.0 (same hash), so the trace for 0.0 "
-                   "serves -0.0 with +0.0 baked in")
 def test_signed_zero_python_arguments_trace_apart():
     f = _fn(lambda x, c: gnp.add(x, c))
     x = gnp.asarray(NEG0)
@@ -1028,9 +1025,6 @@ def test_signed_zero_python_arguments_trace_apart():
     assert_same(f(x, -0.0), NEG0 + -0.0, "x + -0.0")
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/tracer/concrete.py: _check_matches compares "
-                   "Python values with ==, and nan != nan, so a concrete function traced "
-                   "for a NaN argument refuses that NaN")
 def test_nan_python_argument_calls_its_concrete_function():
     f = _fn(lambda x, c: gnp.add(x, c))
     x = gnp.asarray(NEG0)
@@ -1038,9 +1032,6 @@ def test_nan_python_argument_calls_its_concrete_function():
     assert_same(cf(x, float("nan")), NEG0 + np.nan, "cf(x, nan)")
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/tracer/signature.py: the key (float, nan) "
-                   "equals another only for the same NaN object, so every call with a "
-                   "fresh NaN retraces")
 def test_nan_python_argument_reuses_its_trace():
     f = _fn(lambda x, c: gnp.add(x, c))
     x = gnp.asarray(NEG0)
@@ -1049,9 +1040,6 @@ def test_nan_python_argument_reuses_its_trace():
     assert f.experimental_get_tracing_count() == 1
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/passes/simplify.py: add(x, neg(y)) -> "
-                   "sub(x, y) is wrong for a signed x and an unsigned y (int8 0 + -uint8 1 "
-                   "is 255 in int16; 0 - 1 is -1)")
 def test_add_negative_unsigned_simplification():
     a, b = _a([0], np.int8), _a([1], np.uint8)
     f = _fn(lambda x, y: [x + (-y), x - (-y)])
@@ -1060,9 +1048,6 @@ def test_add_negative_unsigned_simplification():
     assert_same(got[1], a - (-b), "x - -y")
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/passes/simplify.py: where(c, x, x) -> x is "
-                   "taken when the avals agree, but with None dims c can still broadcast x "
-                   "(c: [3], x: [1] give [3])")
 def test_where_same_branches_with_unknown_dims():
     f = _fn(lambda c, x: gnp.where(c, x, x))
     cf = f.get_concrete_function(gc.TensorSpec([None], np.bool_),
@@ -1071,9 +1056,6 @@ def test_where_same_branches_with_unknown_dims():
     assert_same(cf(gnp.asarray(c), gnp.asarray(x)), np.where(c, x, x), "where(c, x, x)")
 
 
-@pytest.mark.xfail(strict=True, reason="graphc/passes/cse.py (attrs compared by == in "
-                   "graphc/tracer/ir.py FrozenAttrs): value=0.0 and value=-0.0 attrs are "
-                   "equal, so full_like(x, 0.0) and full_like(x, -0.0) are merged")
 def test_signed_zero_attrs_are_not_merged():
     body = lambda x: [gnp.full_like(x, 0.0), gnp.full_like(x, -0.0),  # noqa: E731
                       gnp.pad(x, 1, constant_values=0.0), gnp.pad(x, 1, constant_values=-0.0)]

@@ -25,6 +25,8 @@ def _attr_key(value):
         return ("dict", tuple(sorted((k, _attr_key(v)) for k, v in value.items())))
     if isinstance(value, Graph | ConstArray):
         return value  # identity for graphs; dtype, shape and bytes for constants
+    if type(value) is float:
+        return (float, value.hex())  # 0.0 and -0.0 (and NaNs) are different attrs
     return (type(value), value)
 
 

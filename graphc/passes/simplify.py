@@ -122,6 +122,13 @@ def _same_args(n, rw):  # f(x, x) -> x
     return a if a is b else None
 
 
+def _same_args_static(n, rw):  # where(c, x, x) -> x, only where c cannot broadcast x
+    shape = n.outputs[0].aval.shape
+    if shape is None or None in shape or n.inputs[1].aval.shape != shape:
+        return None
+    return _same_args(n, rw)
+
+
 def _perm(axes, ndim):
     return tuple(range(ndim))[::-1] if axes is None else tuple(a % ndim for a in axes)
 
@@ -212,7 +219,9 @@ def _swap_neg(new_op):
     def fn(n, rw):
         x, y = n.inputs
         p = rw.producer(y)
-        if p is not None and p.op.name == "negative" and _numeric(x) and _numeric(y):
+        # same dtypes only: int8 + -(uint8 1) promotes to int16 255, but int8 - uint8 is -1
+        if (p is not None and p.op.name == "negative" and _numeric(x) and _numeric(y)
+                and x.aval.dtype == p.inputs[0].aval.dtype == n.outputs[0].aval.dtype):
             return rw.add(make_node(get(new_op), (x, p.inputs[0]), {}, n.src))[0]
     return fn
 
@@ -246,7 +255,7 @@ RULES = [
     Rule("minimum", "min(x, x) -> x", _same_args),
     Rule("logical_and", "and(x, x) -> x", _same_args),
     Rule("logical_or", "or(x, x) -> x", _same_args),
-    Rule("where", "where(c, x, x) -> x", _same_args),
+    Rule("where", "where(c, x, x) -> x", _same_args_static),
     # data movement only: exact for every dtype
     Rule("transpose", "transpose(transpose(x, p), q) -> transpose(x, p[q])",
          _transpose_transpose),

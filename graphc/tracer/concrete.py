@@ -7,7 +7,7 @@ import numpy as np
 from graphc import config
 from graphc.ops.state import argument_input
 from graphc.tracer import ir, nest
-from graphc.tracer.signature import TensorSpec, shape_compatible
+from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
 from graphc.variables import Variable, VariableSpec
@@ -255,7 +255,7 @@ def _check_matches(fn_name, name, spec, value):
                 ok = (isinstance(v, Tensor | np.ndarray) and v.dtype == s.dtype
                       and shape_compatible(s.shape, v.shape))
             else:
-                ok = type(s) is type(v) and s == v
+                ok = leaf_key(s) == leaf_key(v)  # as trace keys compare (NaN, -0.0)
             if not ok:
                 break
     if not ok:

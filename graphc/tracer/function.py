@@ -382,7 +382,7 @@ def _specs_from_pattern(pattern):
             out.append(TensorSpec(part[1], part[0]))
         elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
                 part[0] in (int, float, bool, str, complex, type(None))):
-            out.append(part[1])
+            out.append(float(part[1]) if part[0] is float else part[1])
         else:
             return raise_if
     return tuple(out)

@@ -155,19 +155,45 @@ class Graph:
 class FrozenAttrs(dict):
     """A hashable, read-only attribute dict (keys sorted for a stable identity)."""
 
-    __slots__ = ("_hash",)
+    __slots__ = ("_hash", "_canon")
+
+    def canonical(self) -> tuple:
+        """Sorted items with floats compared by their bits (``0.0`` vs ``-0.0``, NaN):
+        the node identity CSE and kernel caches use."""
+        try:
+            return self._canon
+        except AttributeError:
+            self._canon = tuple(sorted(((k, _canon(v)) for k, v in self.items()),
+                                       key=lambda kv: kv[0]))
+            return self._canon
 
     def __hash__(self):
         try:
             return self._hash
         except AttributeError:
-            self._hash = hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
+            self._hash = hash(self.canonical())
             return self._hash
+
+    def __eq__(self, other):
+        if not isinstance(other, FrozenAttrs):
+            return dict.__eq__(self, other)
+        return self.canonical() == other.canonical()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
 
     def _readonly(self, *args, **kwargs):
         raise TypeError("node attrs are immutable; build a new node instead")
 
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _readonly
+
+
+def _canon(value):
+    if type(value) is float:
+        return ("float", value.hex())
+    if type(value) is tuple:
+        return tuple(_canon(v) for v in value)
+    return value
 
 
 class ConstArray:

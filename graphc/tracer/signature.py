@@ -74,12 +74,33 @@ def describe_tensor_key(key) -> str:
     return f"{dtype.name}[{', '.join('?' if d is None else str(d) for d in shape)}]"
 
 
+class ExactFloat(float):
+    """A float trace-key component compared by its bits: ``-0.0`` and ``0.0`` trace apart,
+    and a NaN argument finds the trace made for NaN (``nan != nan`` for plain floats)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is ExactFloat and self.hex() == other.hex()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.hex())
+
+    def __repr__(self):
+        return float.__repr__(self)
+
+
 def leaf_key(x):
     """The trace-key component of one leaf value."""
     t = type(x)
     if t is Tensor or t is np.ndarray:
         return (x.dtype, x.shape)
-    if t in (int, float, bool, str, complex) or x is None:
+    if t is float:
+        return (float, ExactFloat(x))
+    if t in (int, bool, str, complex) or x is None:
         return (t, x)
     if isinstance(x, TensorSpec):
         return (x.dtype, x.shape)
@@ -107,8 +128,10 @@ def structure_key(x):
         return (x.dtype, x.shape)
     if t is np.ndarray:
         return (x.dtype, x.shape)
-    if t is int or t is float or t is bool or t is str or x is None:
+    if t is int or t is bool or t is str or x is None:
         return (t, x)
+    if t is float:
+        return (float, ExactFloat(x))
     if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, "_fields")):
         return (t, tuple(structure_key(v) for v in x))
     if t is dict:
