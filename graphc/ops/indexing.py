@@ -269,6 +269,11 @@ def _take_infer(a, indices, axis=None, mode="raise"):
 
 def _take_ref(a, indices, axis=None, mode="raise"):
     _check_take_indices(indices)
+    if (mode == "wrap" and indices.size and axis is not None and -a.ndim <= axis < a.ndim
+            and a.shape[axis] == 0):
+        # NumPy's own error for this; np.take loops forever here when the result is empty
+        # (x of shape (0, 0), axis=0: it wraps the index into a 0-long axis)
+        raise IndexError("cannot do a non-empty take from an empty axes.")
     return np.take(a, indices, axis=axis, mode=mode)
 
 
