@@ -13,6 +13,8 @@ from graphc.tracer.trace import TraceContext
 from graphc.variables import Variable, VariableSpec
 
 _state = config.state
+_new = object.__new__
+_ndarray = np.ndarray
 _TENSOR = object()  # an output template slot filled by a graph output (None is a value)
 
 
@@ -207,12 +209,20 @@ class ConcreteFunction:
             for a in flat_args:
                 leaves, _ = nest.flatten(a)
                 arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
+        return self._call_arrays(arrays)
+
+    def _call_arrays(self, arrays):
+        """Run on the input arrays (tensor leaves in order) and wrap the outputs."""
         executor = self._executor
         if executor is None or self._executor_version != _state.optimizer_version:
             executor = self._build_executor()
         outs = executor(arrays)
-        if self._single:
-            return _eager(outs[0])
+        if self._single:  # _eager inlined: this is the per-call hot path
+            out = outs[0]
+            t = _new(Tensor)
+            t._np = out if type(out) is _ndarray else np.asarray(out)
+            t._sym = None
+            return t
         return self._wrap_outputs(outs)
 
     def _build_executor(self):
@@ -229,9 +239,12 @@ class ConcreteFunction:
                 if self._executor_version == version:
                     self._executor = fast
 
+            self._executor, self._executor_version = None, version
             execute = numba_cpu.executor_for(graph, on_compiled=swap,
                                              strict=bool(self._function._jit_compile))
             self.runtime = execute
+            if self._executor is not None:  # compiled (or loaded) while being built: the
+                return self._executor       # compiled runner itself, one call less
         self._executor = execute
         self._executor_version = version
         return execute

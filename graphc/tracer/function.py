@@ -68,6 +68,7 @@ class Function:
         self.tracing_count = 0
         self.retrace_reasons: list[str] = []
         self._last = None  # (key, concrete): the dispatch fast path
+        self._fast = None  # (key, concrete) when the last call passed only eager tensors
         if self._input_signature is not None:
             self._check_signature_arity()
         _all_functions.add(self)
@@ -107,6 +108,29 @@ class Function:
             return self._python_function(*args, **kwargs)
         if _trace_stack:
             return self._converted()(*args, **kwargs)
+        fast = self._fast
+        if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
+            a = args[0]  # one tensor argument: the commonest hot call, no loop
+            if type(a) is Tensor:
+                arr = a._np
+                k = fast[0][0]
+                if arr is not None and arr.shape == k[1] and arr.dtype == k[0]:
+                    self._recent.append(False)
+                    return fast[1]._call_arrays([arr])
+        elif fast is not None and not kwargs and len(args) == len(fast[0]):
+            # the last call's signature, all plain tensors: compare dtype/shape in place
+            # instead of building the key (the cached-call hot path)
+            arrays = []
+            for a, k in zip(args, fast[0]):
+                if type(a) is not Tensor:
+                    break
+                arr = a._np
+                if arr is None or arr.shape != k[1] or arr.dtype != k[0]:
+                    break
+                arrays.append(arr)
+            else:
+                self._recent.append(False)
+                return fast[1]._call_arrays(arrays)
         if kwargs or not self._simple or len(args) != len(self._params):
             args = self._bind(args, kwargs)
         flat_args = args
@@ -147,6 +171,9 @@ class Function:
             else:
                 self._recent.append(False)
         self._last = (key, concrete)
+        tensor_args = all(type(a) is Tensor and a._np is not None for a in flat_args)
+        self._fast = (key, concrete) if tensor_args and len(flat_args) == len(
+            self._params) and self._simple else None
         return concrete
 
     def _match_relaxed(self, key):
@@ -297,6 +324,7 @@ class Function:
         self._cache.clear()
         self._relaxed.clear()
         self._last = None
+        self._fast = None
         for bound in list(self._instances.values()):
             bound.clear_cache()
 
