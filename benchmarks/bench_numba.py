@@ -164,7 +164,8 @@ def _run(settings) -> str:
             floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
             notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
                          f"{fmt_time(floor)}")
-        if "Collatz" in label or "Newton" in label:  # the whole gc.function call, too
+        if "Collatz" in label or "Newton" in label or label.startswith("x + 1"):
+            # the whole gc.function call too: dispatch + compiled program
             fn = gc.function(py_fn)
             x = gc.constant(arr, dtype=arr.dtype)
             fn(x)
