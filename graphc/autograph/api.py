@@ -176,5 +176,5 @@ def _filtering(conv):
         try:
             return conv(*args, **kwargs)
         except Exception as e:
-            raise e.with_traceback(origin.filter_traceback(e.__traceback__))
+            raise e.with_traceback(source_info.filter_traceback(e.__traceback__))
     return converted_call

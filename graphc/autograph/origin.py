@@ -5,7 +5,7 @@ so every AST node keeps its real line and column. Converted code is compiled und
 user's file name with those positions, and generated statements take the position of
 the statement they replace: a frame of converted code therefore *is* the user's file and
 line, in tracebacks and in ``source_info.user_frame`` (graphc's error messages), with no
-separate line table. ``filter_traceback`` drops graphc's own frames from a traceback
+separate line table. ``source_info.filter_traceback`` drops graphc's own frames from a traceback
 unless ``GRAPHC_SHOW_INTERNAL_FRAMES=1`` (``config.show_internal_frames()``).
 """
 
@@ -15,9 +15,6 @@ import ast
 import copy
 import linecache
 import types
-
-from graphc import config
-from graphc.tracer import source_info
 
 
 class SourceUnavailable(Exception):
@@ -160,18 +157,3 @@ def _sane_positions(tree) -> None:
             node.end_col_offset = node.col_offset
 
 
-def filter_traceback(tb):
-    """``tb`` without graphc's frames (kept when ``GRAPHC_SHOW_INTERNAL_FRAMES=1``)."""
-    if config.show_internal_frames():
-        return tb
-    kept = []
-    while tb is not None:
-        if not source_info.is_internal(tb.tb_frame.f_code.co_filename):
-            kept.append(tb)
-        tb = tb.tb_next
-    if not kept:
-        return None
-    for a, b in zip(kept, kept[1:]):
-        a.tb_next = b
-    kept[-1].tb_next = None
-    return kept[0]

@@ -140,7 +140,14 @@ class Function:
             concrete = last[1]
             self._recent.append(False)
         else:
-            concrete = self._lookup(key, flat_args)
+            try:
+                concrete = self._lookup(key, flat_args)
+            except Exception as e:
+                # an error while tracing: show the user's frames, not graphc's call chain
+                tb = source_info.filter_traceback(e.__traceback__)
+                if tb is None:
+                    raise
+                raise e.with_traceback(tb) from e.__cause__
         return concrete._call_bound(flat_args)
 
     def _bind(self, args, kwargs) -> tuple:

@@ -56,3 +56,23 @@ def where() -> str:
     if loc is None:
         return ""
     return f" (at {loc[0]}:{loc[1]})"
+
+
+def filter_traceback(tb):
+    """``tb`` without graphc's own frames, so a user sees their code; unchanged when
+    ``GRAPHC_SHOW_INTERNAL_FRAMES=1``. None if no user frame is left."""
+    from graphc import config
+
+    if config.show_internal_frames():
+        return tb
+    kept = []
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return None
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    kept[-1].tb_next = None
+    return kept[0]
