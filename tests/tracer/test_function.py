@@ -480,3 +480,28 @@ def test_tensor_escaping_its_trace_is_reported():
     f(gc.constant(1.0))
     with pytest.raises(SymbolicTensorError, match="outside the gc.function"):
         leaked[0] + 1
+
+
+def test_tracing_errors_show_user_frames_not_graphc_internals(monkeypatch):
+    import traceback
+
+    def helper(x):
+        return gc.reshape(x, [3, 5])  # bad reshape: raised while tracing
+
+    @gc.function
+    def f(x):
+        return helper(x) + 1
+
+    with pytest.raises(InvalidArgumentError) as info:
+        f(gc.constant([1.0, 2.0]))
+    files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
+    internal = [name for name in files if "/graphc/" in name and "/tests/" not in name]
+    assert len(internal) <= 1  # only the re-raise in gc.function's __call__
+    assert sum(name.endswith("test_function.py") for name in files) >= 2  # f and helper
+
+    monkeypatch.setenv("GRAPHC_SHOW_INTERNAL_FRAMES", "1")
+    f.clear_cache()
+    with pytest.raises(InvalidArgumentError) as info:
+        f(gc.constant([1.0, 2.0]))
+    files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
+    assert len([n for n in files if "/graphc/" in n and "/tests/" not in n]) > 1
