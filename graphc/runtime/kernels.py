@@ -141,7 +141,15 @@ SCALAR_OVERRIDES = {
     "cos": lambda ins, out, attrs: _vmath("cos", out, "math.cos({0})"),
     "sigmoid": lambda ins, out, attrs: _vmath("sigmoid", out,
                                               "(1.0 / (1.0 + math.exp(-{0})))"),
+    "softplus": lambda ins, out, attrs: _softplus_template(out),
 }
+
+
+def _softplus_template(out):
+    """NumPy's ``logaddexp(0, x)`` (npy_logaddexp) branch for branch, in ``out``'s type."""
+    ln2 = literal(np.log(2.0), out)
+    return (f"({ln2} if {{0}} == 0 else (np.log1p(np.exp({{0}})) if {{0}} < 0 else "
+            f"(({{0}} + np.log1p(np.exp(-{{0}}))) if {{0}} > 0 else {{0}})))")
 
 
 def _vmath(name, out, fallback):
@@ -333,10 +341,17 @@ def _broadcast_to(g, node, ins, outs):
     return [Val(outs[0], aval, contig=False)]
 
 
-@emitter("full")
+@emitter("full", "full_like")
 def _full(g, node, ins, outs):
+    """The fill value is the ``value`` attr when there is one (``full_like``; the input
+    then only gives the shape), else ``full``'s rank-0 tensor input."""
     aval = node.outputs[0].aval
-    value = literal(node.attrs["value"], aval.dtype)
+    if "value" in node.attrs:
+        value = literal(node.attrs["value"], aval.dtype)
+    elif ins[0].scalar:
+        value = cast(ins[0].name, aval.dtype)
+    else:
+        raise Unsupported("full with a non-scalar fill value")
     if not aval.shape:
         g.line(f"{outs[0]} = {value}")
         return [Val(outs[0], aval)]
@@ -370,3 +385,68 @@ def _join(g, node, ins, outs):
     g.line(f"{outs[0]} = {fn}(({', '.join(parts)},), {axis})")
     return [Val(outs[0], aval)]
 
+
+
+@emitter("shape")
+def _shape(g, node, ins, outs):
+    """``tf.shape``: the input's dims (read at run time) as a 1-d array."""
+    x, aval = ins[0], node.outputs[0].aval
+    nd = len(x.aval.shape)
+    g.line(f"{outs[0]} = np.empty({nd}, {np_type(aval.dtype)})")
+    for i in range(nd):
+        g.line(f"{outs[0]}[{i}] = {x.dim(i)}")
+    return [Val(outs[0], aval)]
+
+
+@emitter("flip")
+def _flip(g, node, ins, outs):
+    """``np.flip``: a view with negative-step slices on the flipped axes."""
+    x, aval = ins[0], node.outputs[0].aval
+    if x.scalar:
+        g.line(f"{outs[0]} = {x.name}")
+        return [Val(outs[0], aval)]
+    nd = len(x.aval.shape)
+    axes = set(normalize_axes(node.attrs.get("axis"), nd))
+    index = ", ".join("::-1" if i in axes else ":" for i in range(nd))
+    g.line(f"{outs[0]} = {x.name}[{index}]")
+    return [Val(outs[0], aval, contig=not axes and x.contig)]
+
+
+@emitter("getitem")
+def _getitem(g, node, ins, outs):
+    """Basic indexing with static keys (ints, slices with int/None bounds, ``None``,
+    ``...``): a Numba view, each int checked against its dim as NumPy does. Array,
+    bool and tensor-valued parts of a key are not compiled yet."""
+    x, aval = ins[0], node.outputs[0].aval
+    key = node.attrs["key"]
+    if x.scalar:
+        raise Unsupported("getitem on a 0-d value")
+    nd = len(x.aval.shape)
+    used = sum(1 for e in key if e[0] in ("int", "slice"))
+    parts, axis = [], 0
+    for tag, *rest in key:
+        if tag == "int":
+            i = rest[0]
+            g.line(f"if not -{x.dim(axis)} <= {i} < {x.dim(axis)}:")
+            g.line(f"    raise IndexError('index {i} is out of bounds for axis {axis}')")
+            parts.append(str(i))
+            axis += 1
+        elif tag == "slice":
+            if any(isinstance(p, tuple) for p in rest):
+                raise Unsupported("getitem with a tensor-valued slice bound")
+            parts.append(":".join("" if p is None else str(p) for p in rest))
+            axis += 1
+        elif tag == "newaxis":
+            parts.append("None")
+        elif tag == "ellipsis":
+            parts.append("...")
+            axis += nd - used
+        else:
+            raise Unsupported(f"getitem with a {tag} index (only ints, slices, None and "
+                              "... are compiled so far)")
+    if not parts:
+        g.line(f"{outs[0]} = {x.name}")
+        return [Val(outs[0], aval, x.contig)]
+    index = ", ".join(parts) + ("," if len(parts) == 1 else "")
+    g.line(f"{outs[0]} = {x.name}[{index}]")
+    return [Val(outs[0], aval, contig=False)]

@@ -24,7 +24,9 @@ from graphc.runtime.kernels import (
     np_type,
     permuted,
     shape_expr,
+    to_array,
 )
+from graphc.tracer.ir import Aval
 
 # How rows combine in the rows form: ``acc`` is the running row, ``v`` the next element.
 # No cast of the result: storing into the accumulator array casts (and wraps ints), and
@@ -204,3 +206,127 @@ def _matmul(g, node, ins, outs):
 
 def _dims(aval, name):
     return [str(d) if d is not None else f"{name}.size" for d in aval.shape]
+
+
+def _split_axis(g, x, axis):
+    """``x`` as a C-contiguous ``(pre, n, post)`` array around ``axis`` (None: flattened):
+    the three dim sources and the array's name."""
+    nd = len(x.aval.shape)
+    src = contiguous(g, x)
+    if axis is None:
+        pre, n, post = "1", _prod([x.dim(i) for i in range(nd)]), "1"
+    else:
+        a = normalize_axes(axis, nd)[0]
+        pre = _prod([x.dim(i) for i in range(a)])
+        n = x.dim(a)
+        post = _prod([x.dim(i) for i in range(a + 1, nd)])
+    names = [g.tmp(p) for p in ("pre", "n", "post")]
+    for name, dim in zip(names, (pre, n, post)):
+        g.line(f"{name} = {dim}")
+    m = g.tmp("m")
+    g.line(f"{m} = {src}.reshape(({names[0]}, {names[1]}, {names[2]}))")
+    return (*names, m)
+
+
+@emitter("argmax", "argmin")
+def _argmax(g, node, ins, outs):
+    """NumPy's argmax/argmin: the first extreme element along the axis; among floats the
+    first NaN wins."""
+    x, op = ins[0], node.op.name
+    aval = node.outputs[0].aval
+    o = outs[0]
+    nd = len(x.aval.shape)
+    if nd == 0:
+        zero = cast("0", aval.dtype)
+        if aval.shape:
+            g.line(f"{o} = np.full({shape_expr(['1'] * len(aval.shape))}, {zero})")
+        else:
+            g.line(f"{o} = {zero}")
+        return [Val(o, aval)]
+    axis = node.attrs.get("axis")
+    pre, n, post, m = _split_axis(g, x, axis)
+    res, best, bv, v = g.tmp("r"), g.tmp("b"), g.tmp("bv"), g.tmp("v")
+    better = ">" if op == "argmax" else "<"
+    isf = x.aval.dtype.kind == "f"
+    g.line(f"if {n} == 0:")
+    g.line(f"    raise ValueError('attempt to get {op} of an empty sequence')")
+    g.line(f"{res} = np.empty(({pre}, {post}), {np_type(aval.dtype)})")
+    g.line(f"for _p in range({pre}):")
+    g.line(f"    for _q in range({post}):")
+    g.line(f"        {best} = 0")
+    g.line(f"        {bv} = {m}[_p, 0, _q]")
+    g.line(f"        for _i in range(1, {n}):")
+    if isf:
+        g.line(f"            if {bv} != {bv}:")
+        g.line("                break")
+    g.line(f"            {v} = {m}[_p, _i, _q]")
+    cond = f"{v} {better} {bv}" + (f" or {v} != {v}" if isf else "")
+    g.line(f"            if {cond}:")
+    g.line(f"                {bv} = {v}")
+    g.line(f"                {best} = _i")
+    g.line(f"        {res}[_p, _q] = {best}")
+    if not aval.shape:
+        g.line(f"{o} = {res}[0, 0]")
+        return [Val(o, aval)]
+    keep = node.attrs.get("keepdims", False)
+    if axis is None:
+        dims = ["1"] * nd
+    else:
+        a = normalize_axes(axis, nd)[0]
+        dims = [("1" if i == a else x.dim(i)) for i in range(nd) if keep or i != a]
+    dims = [str(d) if d is not None else s for d, s in zip(aval.shape, dims)]
+    g.line(f"{o} = {res}.reshape({shape_expr(dims)})")
+    return [Val(o, aval)]
+
+
+@emitter("cumsum", "cumprod")
+def _cumulative(g, node, ins, outs):
+    """NumPy's cumsum/cumprod: a sequential scan along the axis in the result dtype (each
+    step cast back, so integers wrap as in NumPy)."""
+    x, op = ins[0], node.op.name
+    aval = node.outputs[0].aval
+    T = np_type(aval.dtype)
+    o = outs[0]
+    if aval.dtype == np.bool_:
+        raise Unsupported(f"{op} with a bool result")
+    if not x.aval.shape:
+        z = g.tmp("z")
+        g.line(f"{z} = {to_array(g, x)}.reshape((1,))")
+        x = Val(z, Aval((1,), x.aval.dtype))
+    pre, n, post, m = _split_axis(g, x, node.attrs.get("axis"))
+    sym = "+" if op == "cumsum" else "*"
+    acc = g.tmp("acc")
+    g.line(f"{o} = np.empty(({pre}, {n}, {post}), {T})")
+    g.line(f"for _p in range({pre}):")
+    g.line(f"    for _q in range({post}):")
+    g.line(f"        {acc} = {T}({'0' if op == 'cumsum' else '1'})")
+    g.line(f"        for _i in range({n}):")
+    g.line(f"            {acc} = {T}({acc} {sym} {T}({m}[_p, _i, _q]))")
+    g.line(f"            {o}[_p, _i, _q] = {acc}")
+    dims = [str(d) if d is not None else None for d in aval.shape]
+    if node.attrs.get("axis") is None:
+        dims = [d if d is not None else n for d in dims]
+    else:
+        dims = [d if d is not None else x.dim(i) for i, d in enumerate(dims)]
+    g.line(f"{o} = {o}.reshape({shape_expr(dims)})")
+    return [Val(o, aval)]
+
+
+@emitter("outer")
+def _outer(g, node, ins, outs):
+    """``np.outer``: both operands flattened and cast to the result dtype, multiplied
+    element by element (ints wrap, bools are ANDed, as NumPy's multiply loop)."""
+    aval = node.outputs[0].aval
+    T = np_type(aval.dtype)
+    flat = []
+    for x in ins:
+        f = g.tmp("f")
+        g.line(f"{f} = {contiguous(g, Val(to_array(g, x), x.aval, x.contig))}.reshape(-1)")
+        flat.append(f)
+    a, b = flat
+    o = outs[0]
+    g.line(f"{o} = np.empty(({a}.size, {b}.size), {T})")
+    g.line(f"for _i in range({a}.size):")
+    g.line(f"    for _j in range({b}.size):")
+    g.line(f"        {o}[_i, _j] = {cast(f'{T}({a}[_i]) * {T}({b}[_j])', aval.dtype)}")
+    return [Val(o, aval)]

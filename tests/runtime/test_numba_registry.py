@@ -1,0 +1,174 @@
+"""Every registry op compiled by the Numba backend and compared with the interpreter.
+
+For every op in ``graphc.ops.registry.all_ops()`` (minus the ops tests/ops/test_registry.py
+does not walk, ``COVERED_ELSEWHERE``, and the stateful ones), the *first* sample of that
+file's ``SAMPLES`` is bound on symbolic inputs:
+
+* the ops the code generator has a kernel for are all put in ONE graph (one node per op,
+  the union of the samples' inputs, every result an output), compiled once and run once;
+  each output must match ``interpreter.run_graph`` (exact for ints and bools, a few ULP
+  for transcendental floats, as in test_numba_backend.py);
+* an op whose one-node program has ``reasons`` must be listed in :data:`NOT_COMPILED`
+  with exactly that reason, and every op listed there must still fail to generate: a
+  newly unsupported op fails loudly, and an op that starts compiling must leave the table.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from test_numba_backend import CACHE_DIR, ULP_TOL, compare
+
+from graphc.ops.registry import all_ops, bind
+from graphc.runtime import numba_cpu
+from graphc.runtime.codegen import generate
+from graphc.runtime.interpreter import run_graph
+from graphc.tracer.ir import Aval
+from graphc.tracer.printer import node_signature
+from graphc.tracer.tensor import _symbolic
+from graphc.tracer.trace import TraceContext
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
+from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
+
+# Ops the Numba backend does not compile yet, with the reason codegen gives (the node's
+# signature and source location stripped). Such a node runs on the interpreter (as its
+# own segment, see graphc/runtime/segments.py).
+NOT_COMPILED = {
+    "arange": "no Numba kernel for op arange",
+    "argsort": "no Numba kernel for op argsort",
+    "argwhere": "no Numba kernel for op argwhere",
+    "einsum": "no Numba kernel for op einsum",
+    "gather": "no Numba kernel for op gather",
+    "inner": "no Numba kernel for op inner",
+    "linspace": "no Numba kernel for op linspace",
+    "pad": "no Numba kernel for op pad",
+    "range": "no Numba kernel for op range",
+    "repeat": "no Numba kernel for op repeat",
+    "sort": "no Numba kernel for op sort",
+    "split": "no Numba kernel for op split",
+    "std": "no Numba kernel for op std",
+    "take": "no Numba kernel for op take",
+    "take_along_axis": "no Numba kernel for op take_along_axis",
+    "tensor_scatter_nd_update": "no Numba kernel for op tensor_scatter_nd_update",
+    "tensordot": "no Numba kernel for op tensordot",
+    "tile": "no Numba kernel for op tile",
+    "trace": "no Numba kernel for op trace",
+    "var": "no Numba kernel for op var",
+    "vdot": "no Numba kernel for op vdot",
+}
+
+OPS = sorted(name for name, op in all_ops().items()
+             if name not in COVERED_ELSEWHERE and not op.stateful)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _eager_compile():
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
+    mp.setattr(numba_cpu.settings, "mode", "eager")
+    yield
+    mp.undo()
+
+
+def _bind_sample(ctx, name, k=0):
+    """Bind ``name`` on fresh inputs shaped like its ``k``-th sample; (args, results)."""
+    args, attrs = SAMPLES[name][k]
+    syms = [_symbolic(ctx.new_input(Aval(a.shape, a.dtype))) for a in args]
+    out = bind(all_ops()[name], *syms, **attrs)
+    results = out if isinstance(out, list) else [out]
+    return list(args), [r._sym for r in results]
+
+
+def _reason(name, k=0) -> str | None:
+    """The reason the one-node program of ``name`` (``k``-th sample) does not generate,
+    or None."""
+    with TraceContext(name) as ctx:
+        _, results = _bind_sample(ctx, name, k)
+    graph = ctx.finish(results)
+    program = generate(graph)
+    if not program.reasons:
+        return None
+    assert len(program.reasons) == len(program.blocked) == 1, program.reasons
+    (node, reason), = program.blocked
+    sig = node_signature(graph, node) + ": "
+    assert reason.startswith(sig), reason
+    return re.sub(r" \(traced at .*\)$", "", reason[len(sig):])
+
+
+REASONS = {name: _reason(name) for name in OPS}
+COMPILED = [name for name in OPS if REASONS[name] is None]
+
+# Ops with hand-written kernels whose every sample (not only the first) is compiled in the
+# same program, where it generates (their axis / keepdims / dtype variants differ in code).
+ALL_SAMPLES = ("argmax", "argmin", "cumsum", "cumprod", "flip", "full", "full_like",
+               "getitem", "outer", "shape", "softplus")
+# ULP allowed per op beyond test_numba_backend's TRANSCENDENTAL set (libm log1p/exp in
+# Numba vs NumPy's own).
+ULP = {"softplus": ULP_TOL}
+SAMPLED = [(name, k) for name in COMPILED
+           for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
+           if k == 0 or _reason(name, k) is None]
+
+
+def test_not_compiled_table_is_exact():
+    """Both directions: every op without a program is listed with its reason, and every
+    listed op still has none (so a newly compiled op must leave the table)."""
+    stale = sorted(set(NOT_COMPILED) - set(OPS))
+    assert not stale, f"NOT_COMPILED lists ops that are not walked: {stale}"
+    for name in OPS:
+        got = REASONS[name]
+        if name in NOT_COMPILED:
+            assert got is not None, (
+                f"{name} now compiles: remove it from NOT_COMPILED (and update docs/runtime.md)")
+            assert got == NOT_COMPILED[name], f"{name}: reason changed to {got!r}"
+        else:
+            assert got is None, f"{name} no longer compiles: {got}"
+
+
+def test_every_compiled_op_matches_the_interpreter():
+    """One program holding one node per compilable op (and sample, for ALL_SAMPLES):
+    compiled once, run once."""
+    arrays, special, outputs, labels = [], [], [], []
+    with TraceContext("registry") as ctx:
+        for name, k in SAMPLED:
+            args, results = _bind_sample(ctx, name, k)
+            arrays += args
+            special += [_with_specials(a) if name in ALL_SAMPLES else a for a in args]
+            outputs += results
+            labels += [f"{name}:{k}:{i}" for i in range(len(results))]
+    graph = ctx.finish(outputs)
+    assert generate(graph).ok
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", numba_cpu.FallbackWarning)
+        ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    for inputs in (arrays, special):  # the second run reuses the compiled program
+        with np.errstate(all="ignore"):
+            want = run_graph(graph, list(inputs))
+            got = ex(list(inputs))
+        compare(got, [np.asarray(w) for w in want], labels,
+                {label: ULP[label.split(":")[0]] for label in labels
+                 if label.split(":")[0] in ULP})
+
+
+def _with_specials(a):
+    """``a`` with NaN, infinities, -0.0 and ties (floats) or extreme values (ints)
+    written over its first elements: argmax must pick the first NaN, cumsum must wrap."""
+    a = np.array(a)
+    flat = a.reshape(-1)
+    if a.dtype.kind == "f":
+        vals = [-0.0, np.inf, np.nan, -np.inf, np.nan]
+    elif a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        vals = [info.max, 0, info.max, info.min, info.min]
+    else:
+        return a
+    n = min(len(vals), flat.size - 1)  # keep one ordinary value
+    flat[:n] = vals[:n]
+    return a
