@@ -17,36 +17,17 @@ from __future__ import annotations
 import numpy as np
 
 import graphc as gc
-import graphc.numpy as gnp
 from benchmarks.runner import Settings, fmt_ratio, fmt_time, measure, render_table
+from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt
 
 NEWTON_SIZE = 100_000
 COLLATZ_START = 837799  # 524 steps; its trajectory peaks near 3e9, so int64 is needed
 
 
-def newton_sqrt(a):
-    x = a
-    while gnp.max(gnp.abs(x * x - a)) >= 1e-6:
-        x = 0.5 * (x + a / x)
-    return x
 
 
-def np_newton_sqrt(a):
-    x = a
-    while np.max(np.abs(x * x - a)) >= 1e-6:
-        x = 0.5 * (x + a / x)
-    return x
 
 
-def collatz_steps(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
 
 
 def _workloads():

@@ -22,6 +22,7 @@ from benchmarks.runner import (
     render_table,
     yes_no,
 )
+from benchmarks.workloads import np_power, power
 from graphc.runtime.interpreter import run_graph
 
 DISPATCH_NS = 5_000  # a cached gc.function call: at most 5 µs on top of its graph
@@ -31,18 +32,8 @@ def plus_one(x):
     return x + 1
 
 
-def power(x, y):
-    result = gc.eye(10, dtype=gc.int32)
-    for _ in range(y):
-        result = gc.matmul(x, result)
-    return result
 
 
-def np_power(x, y):
-    result = np.eye(10, dtype=np.int32)
-    for _ in range(y):
-        result = np.matmul(x, result)
-    return result
 
 
 def _framework_case(label, mod, workload, arr, extra):

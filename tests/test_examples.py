@@ -25,3 +25,13 @@ def test_import_graphc_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_benchmarks_quick_run(tmp_path):
+    """The benchmark runner works end to end (a smoke run; timings are never asserted)."""
+    env = {**os.environ, "GRAPHC_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick"], capture_output=True,
+                            text=True, timeout=600, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for table in ("eager", "function", "passes", "control", "numba"):
+        assert f"{table}:" in result.stdout
