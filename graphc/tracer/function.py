@@ -430,6 +430,16 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
     Works as ``@gc.function``, ``@gc.function(...)`` and ``gc.function(fn)``, and on
     methods (each instance gets its own traces).
 
+    * ``input_signature``: a list of ``gc.TensorSpec``; one trace serves every call that
+      matches it, and calls that do not raise ``TypeError``.
+    * ``reduce_retracing``: after a shape-only cache miss, trace with ``None`` in the dims
+      that changed and reuse that trace.
+    * ``autograph``: convert ``if``/``while``/``for`` on tensors (see docs/autograph.md).
+    * ``backend``: ``"numba"`` (default; compiled once hot, see docs/runtime.md) or
+      ``"numpy"`` (the reference interpreter).
+    * ``jit_compile=True``: compile at once and raise ``gc.errors.FallbackError`` instead
+      of running any op in Python.
+
     >>> @gc.function
     ... def get_mse(y_true, y_pred):
     ...     return gc.reduce_mean(gc.pow(y_true - y_pred, 2))
