@@ -27,6 +27,8 @@ from graphc.ops.creation import tf_range as range
 from graphc.ops.creation import tf_zeros as zeros
 from graphc.ops.effects import print_ as print
 from graphc.ops.indexing import gather, tensor_scatter_nd_update
+from graphc.ops.join import concat
+from graphc.ops.join import tf_stack as stack
 from graphc.ops.linalg import tf_matmul as matmul
 from graphc.ops.pyfunc import numpy_function, py_function
 from graphc.ops.reduce import (
@@ -39,9 +41,8 @@ from graphc.ops.reduce import (
     reduce_sum,
 )
 from graphc.ops.reduce import tf_argmax as argmax
-from graphc.ops.shape import concat, rank, shape, size
+from graphc.ops.shape import rank, shape, size
 from graphc.ops.shape import tf_reshape as reshape
-from graphc.ops.shape import tf_stack as stack
 from graphc.ops.shape import tf_transpose as transpose
 from graphc.runtime import cache
 from graphc.tf_api import (

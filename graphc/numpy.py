@@ -46,6 +46,7 @@ from graphc.ops.creation import (  # noqa: F401
     zeros_like,
 )
 from graphc.ops.indexing import argwhere, nonzero, take, take_along_axis  # noqa: F401
+from graphc.ops.join import atleast_1d, atleast_2d, concatenate, hstack, split, stack, vstack
 from graphc.ops.linalg import (  # noqa: F401
     dot,
     einsum,
@@ -78,26 +79,19 @@ from graphc.ops.registry import bind as _bind
 from graphc.ops.registry import fast_binary, fast_unary
 from graphc.ops.shape import (  # noqa: F401
     argsort,
-    atleast_1d,
-    atleast_2d,
     broadcast_to,
-    concatenate,
     expand_dims,
     flip,
-    hstack,
     moveaxis,
     pad,
     ravel,
     repeat,
     reshape,
     sort,
-    split,
     squeeze,
-    stack,
     swapaxes,
     tile,
     transpose,
-    vstack,
 )
 from graphc.tracer.tensor import Tensor as ndarray  # noqa: F401
 

@@ -14,6 +14,10 @@ Two tables:
 Everything is text: a generated program is one source file (Numba can cache only code
 that lives in a file); longer shared pieces are compiled helpers it calls as ``H.name``
 (``numba_helpers``). This module does not import Numba.
+
+(Over the ~400-line guideline: it is the table of per-op emitters for elementwise, shape
+and creation ops; reductions and control flow already live in ``kernels_reduce.py`` and
+``kernels_control.py``. The next kernels (indexing, sort, pad) go to a new module.)
 """
 
 from __future__ import annotations

@@ -19,9 +19,11 @@ from graphc.tracer import nest, source_info, trace
 from graphc.tracer.concrete import ConcreteFunction, trace_concrete
 from graphc.tracer.signature import (
     TensorSpec,
+    check_against_spec,
     diff_keys,
-    is_tensor_key,
-    shape_compatible,
+    generalize,
+    key_matches,
+    specs_from_pattern,
     structure_key,
 )
 from graphc.tracer.tensor import Tensor
@@ -185,7 +187,7 @@ class Function:
 
     def _match_relaxed(self, key):
         for pattern, concrete in self._relaxed:
-            if _key_matches(pattern, key):
+            if key_matches(pattern, key):
                 return concrete
         return None
 
@@ -270,7 +272,7 @@ class Function:
         out = []
         for i, p in enumerate(self._params):
             if i < len(specs):
-                out.append(_check_against(p.name, specs[i], flat_args[i]))
+                out.append(check_against_spec(p.name, specs[i], flat_args[i]))
             else:
                 out.append(flat_args[i])
         return tuple(out)
@@ -278,7 +280,7 @@ class Function:
     def _signature_mismatch(self, flat_args):
         specs = self._input_signature
         for i, p in enumerate(self._params[:len(specs)]):
-            _check_against(p.name, specs[i], flat_args[i])
+            check_against_spec(p.name, specs[i], flat_args[i])
         raise TypeError(f"{self.__name__}: arguments do not match input_signature "
                         f"{list(specs)}")
 
@@ -286,9 +288,9 @@ class Function:
         """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
         key that differ only in shapes; returns (spec args, pattern) or None."""
         for old in reversed(self._cache):
-            pattern = _generalize(old, key)
+            pattern = generalize(old, key)
             if pattern is not None:
-                specs = _specs_from_pattern(pattern)
+                specs = specs_from_pattern(pattern)
                 return None if specs is None else (specs, pattern)
         return None
 
@@ -353,74 +355,6 @@ def _weak_method(fn, instance):
     sig = inspect.signature(fn)
     method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
     return method
-
-
-def _check_against(name, spec, value):
-    if isinstance(value, TensorSpec):
-        given = value
-    elif isinstance(value, Tensor | __import__("numpy").ndarray):
-        given = value
-    else:
-        import numpy as np
-
-        try:
-            arr = np.asarray(value)
-        except Exception:  # noqa: BLE001
-            arr = None
-        if arr is None or not np.can_cast(arr.dtype, spec.dtype, "same_kind"):
-            raise TypeError(_mismatch(name, spec, f"{type(value).__name__} {value!r:.60}"))
-        return TensorSpec(arr.shape, spec.dtype)
-    if given.dtype != spec.dtype or not shape_compatible(spec.shape, given.shape):
-        raise TypeError(_mismatch(name, spec, f"{given.dtype.name} tensor of shape "
-                                              f"{tuple(given.shape)}"))
-    return spec
-
-
-def _mismatch(name, spec, given):
-    return (f"argument '{name}' does not match the input_signature: expected {spec}, got "
-            f"{given}. Convert it (gc.cast / reshape) or drop input_signature.")
-
-
-def _key_matches(pattern, key) -> bool:
-    if is_tensor_key(pattern):
-        return (is_tensor_key(key) and pattern[0] == key[0]
-                and shape_compatible(pattern[1], key[1]))
-    if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
-        return all(_key_matches(p, k) for p, k in zip(pattern, key))
-    return pattern == key
-
-
-def _generalize(old, new):
-    """A pattern covering both keys if they differ only in tensor dims (same ranks)."""
-    if is_tensor_key(old) or is_tensor_key(new):
-        if not (is_tensor_key(old) and is_tensor_key(new)):
-            return None
-        if old[0] != new[0] or len(old[1]) != len(new[1]):
-            return None
-        return ((old[0], tuple(a if a == b else None
-                                        for a, b in zip(old[1], new[1]))))
-    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
-        parts = [_generalize(a, b) for a, b in zip(old, new)]
-        if any(p is None and not (a is None and b is None)
-               for p, a, b in zip(parts, old, new)):
-            return None
-        return tuple(parts)
-    return old if old == new else None
-
-
-def _specs_from_pattern(pattern):
-    """Arguments to trace with from a generalized key: TensorSpecs for tensor leaves."""
-    raise_if = None  # patterns only cover flat tensor/Python args (nested: no relaxing)
-    out = []
-    for part in pattern:
-        if is_tensor_key(part):
-            out.append(TensorSpec(part[1], part[0]))
-        elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
-                part[0] in (int, float, bool, str, complex, type(None))):
-            out.append(float(part[1]) if part[0] is float else part[1])
-        else:
-            return raise_if
-    return tuple(out)
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,

@@ -180,3 +180,71 @@ def _first_difference(a, b, path):
                     return _first_difference(x[1], y[1], f"{path}[{x[0]!r}]")
                 return _first_difference(x, y, f"{path}[{i}]")
     return path, a, b
+
+
+# ------------------------------------------------ matching calls to signatures and patterns
+def check_against_spec(name, spec, value):
+    """Check argument ``name`` against its ``input_signature`` spec; the spec to trace with.
+
+    Python values convert when NumPy can cast them to the spec's dtype ("same_kind")."""
+    if isinstance(value, TensorSpec | Tensor | np.ndarray):
+        given = value
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception:  # noqa: BLE001
+            arr = None
+        if arr is None or not np.can_cast(arr.dtype, spec.dtype, "same_kind"):
+            raise TypeError(_mismatch(name, spec, f"{type(value).__name__} {value!r:.60}"))
+        return TensorSpec(arr.shape, spec.dtype)
+    if given.dtype != spec.dtype or not shape_compatible(spec.shape, given.shape):
+        raise TypeError(_mismatch(name, spec, f"{given.dtype.name} tensor of shape "
+                                              f"{tuple(given.shape)}"))
+    return spec
+
+
+def _mismatch(name, spec, given):
+    return (f"argument '{name}' does not match the input_signature: expected {spec}, got "
+            f"{given}. Convert it (gc.cast / reshape) or drop input_signature.")
+
+
+def key_matches(pattern, key) -> bool:
+    if is_tensor_key(pattern):
+        return (is_tensor_key(key) and pattern[0] == key[0]
+                and shape_compatible(pattern[1], key[1]))
+    if isinstance(pattern, tuple) and isinstance(key, tuple) and len(pattern) == len(key):
+        return all(key_matches(p, k) for p, k in zip(pattern, key))
+    return pattern == key
+
+
+def generalize(old, new):
+    """A pattern covering both keys if they differ only in tensor dims (same ranks)."""
+    if is_tensor_key(old) or is_tensor_key(new):
+        if not (is_tensor_key(old) and is_tensor_key(new)):
+            return None
+        if old[0] != new[0] or len(old[1]) != len(new[1]):
+            return None
+        return ((old[0], tuple(a if a == b else None
+                                        for a, b in zip(old[1], new[1]))))
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        parts = [generalize(a, b) for a, b in zip(old, new)]
+        if any(p is None and not (a is None and b is None)
+               for p, a, b in zip(parts, old, new)):
+            return None
+        return tuple(parts)
+    return old if old == new else None
+
+
+def specs_from_pattern(pattern):
+    """Arguments to trace with from a generalized key: TensorSpecs for tensor leaves."""
+    raise_if = None  # patterns only cover flat tensor/Python args (nested: no relaxing)
+    out = []
+    for part in pattern:
+        if is_tensor_key(part):
+            out.append(TensorSpec(part[1], part[0]))
+        elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
+                part[0] in (int, float, bool, str, complex, type(None))):
+            out.append(float(part[1]) if part[0] is float else part[1])
+        else:
+            return raise_if
+    return tuple(out)

