@@ -162,11 +162,7 @@ class Function:
         except TypeError as e:
             raise TypeError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
-        out = []
-        for p in params:
-            v = bound.arguments[p.name]
-            out.append(v)
-        return tuple(out)
+        return tuple(bound.arguments[p.name] for p in params)
 
     def _lookup(self, key, flat_args) -> ConcreteFunction:
         concrete = self._cache.get(key)
