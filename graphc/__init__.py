@@ -26,7 +26,7 @@ from graphc.ops.creation import tf_ones as ones
 from graphc.ops.creation import tf_range as range
 from graphc.ops.creation import tf_zeros as zeros
 from graphc.ops.effects import print_ as print
-from graphc.ops.indexing import gather, tensor_scatter_nd_update
+from graphc.ops.gather import gather, tensor_scatter_nd_update
 from graphc.ops.join import concat
 from graphc.ops.join import tf_stack as stack
 from graphc.ops.linalg import tf_matmul as matmul

@@ -45,7 +45,8 @@ from graphc.ops.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from graphc.ops.indexing import argwhere, nonzero, take, take_along_axis  # noqa: F401
+from graphc.ops.gather import argwhere, nonzero  # noqa: F401
+from graphc.ops.indexing import take, take_along_axis  # noqa: F401
 from graphc.ops.join import atleast_1d, atleast_2d, concatenate, hstack, split, stack, vstack
 from graphc.ops.linalg import (  # noqa: F401
     dot,
@@ -175,7 +176,7 @@ def clip(a, a_min=None, a_max=None):
 def where(condition, x=None, y=None):
     """``np.where(condition, x, y)``; with only ``condition``, a tuple of index tensors."""
     if x is None and y is None:
-        from graphc.ops.indexing import argwhere
+        from graphc.ops.gather import argwhere
 
         idx = argwhere(condition)
         return tuple(idx[:, i] for i in range(idx.shape[1]))

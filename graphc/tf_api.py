@@ -105,7 +105,7 @@ def where(condition, x=None, y=None, name=None):
     """``tf.where``: ``where(c, x, y)`` selects; ``where(c)`` gives int64 indices
     ``[n, rank]`` of the true elements."""
     if x is None and y is None:
-        from graphc.ops.indexing import argwhere
+        from graphc.ops.gather import argwhere
 
         return argwhere(condition)
     if x is None or y is None:

@@ -32,6 +32,7 @@ from graphc.runtime import (
     kernels,
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
     kernels_reduce,  # noqa: F401  (registers reduction emitters)
+    kernels_shape,  # noqa: F401  (registers shape and creation emitters)
 )
 from graphc.runtime.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.loops import Loops

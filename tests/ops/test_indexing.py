@@ -7,6 +7,7 @@ import pytest
 
 import graphc as gc
 from graphc.errors import InvalidArgumentError
+from graphc.ops import gather as gx
 from graphc.ops import indexing as ix
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import _symbolic
@@ -328,15 +329,15 @@ def test_tensor_scatter_nd_update_errors():
 
 def test_argwhere_and_nonzero():
     a = X % 7 == 0
-    got = ix.argwhere(gc.Tensor(a))
+    got = gx.argwhere(gc.Tensor(a))
     np.testing.assert_array_equal(np.asarray(got), np.argwhere(a))
     assert got.dtype == np.int64
-    for g, w in zip(ix.nonzero(gc.Tensor(a)), np.nonzero(a), strict=True):
+    for g, w in zip(gx.nonzero(gc.Tensor(a)), np.nonzero(a), strict=True):
         np.testing.assert_array_equal(np.asarray(g), w)
-    out, node, feeds = _trace(lambda ctx, feeds, m: ix.argwhere(m), a)
+    out, node, feeds = _trace(lambda ctx, feeds, m: gx.argwhere(m), a)
     assert out.shape == (None, 3) and out.dtype == np.int64
     np.testing.assert_array_equal(_run_node(node, feeds), np.argwhere(a))
-    outs, _node, _feeds = _trace(lambda ctx, feeds, m: ix.nonzero(m), a)
+    outs, _node, _feeds = _trace(lambda ctx, feeds, m: gx.nonzero(m), a)
     assert [o.shape for o in outs] == [(None,)] * 3
     with pytest.raises(ValueError, match="0-d"):
-        ix.nonzero(gc.Tensor(np.array(1)))
+        gx.nonzero(gc.Tensor(np.array(1)))

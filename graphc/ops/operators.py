@@ -1,0 +1,76 @@
+"""Tensor's Python operators (``+ - * / // % ** @``, comparisons, ``& | ^``, unary), each
+bound to one registered op through the eager fast paths of ``registry.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc import numpy as _gnp
+from graphc.ops import elementwise as ew
+from graphc.ops.registry import fast_binary, fast_unary
+from graphc.tracer.tensor import _operand
+
+
+def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
+    """Attach arithmetic/comparison operators; each binds one registered op."""
+
+    def binary(op, reflected=False):
+        call = fast_binary(op)
+        if reflected:
+            def method(self, other):
+                if type(other) is not Tensor and not _operand(other):
+                    return NotImplemented
+                return call(other, self)
+        else:
+            def method(self, other):
+                if type(other) is not Tensor and not _operand(other):
+                    return NotImplemented
+                return call(self, other)
+        return method
+
+    table = {
+        "add": ew.ADD, "sub": ew.SUBTRACT, "mul": ew.MULTIPLY, "truediv": ew.TRUE_DIVIDE,
+        "floordiv": ew.FLOOR_DIVIDE, "mod": ew.REMAINDER, "pow": ew.POWER,
+        "and": ew.BITWISE_AND, "or": ew.BITWISE_OR, "xor": ew.BITWISE_XOR,
+    }
+    for name, op in table.items():
+        setattr(Tensor, f"__{name}__", binary(op))
+        setattr(Tensor, f"__r{name}__", binary(op, reflected=True))
+    power = Tensor.__pow__
+
+    def pow_(self, other):
+        # ndarray's ``a ** 2`` is np.square(a), which differs from np.power(a, 2) in one
+        # case: for bools it gives int8, not int64
+        if type(other) is int and other == 2 and self.dtype == np.bool_:
+            return _gnp.square(self)
+        return power(self, other)
+
+    Tensor.__pow__ = pow_
+    for name, op in {"eq": ew.EQUAL, "ne": ew.NOT_EQUAL, "lt": ew.LESS,
+                     "le": ew.LESS_EQUAL, "gt": ew.GREATER, "ge": ew.GREATER_EQUAL}.items():
+        setattr(Tensor, f"__{name}__", binary(op))
+
+    def matmul(self, other):
+        return _gnp.matmul(self, other)
+
+    def rmatmul(self, other):
+        return _gnp.matmul(other, self)
+
+    def divmod_(self, other):  # NumPy's divmod: floor_divide and remainder of the pair
+        if type(other) is not Tensor and not _operand(other):
+            return NotImplemented
+        return _gnp.floor_divide(self, other), _gnp.remainder(self, other)
+
+    def rdivmod(self, other):
+        if type(other) is not Tensor and not _operand(other):
+            return NotImplemented
+        return _gnp.floor_divide(other, self), _gnp.remainder(other, self)
+
+    Tensor.__matmul__ = matmul
+    Tensor.__rmatmul__ = rmatmul
+    Tensor.__divmod__ = divmod_
+    Tensor.__rdivmod__ = rdivmod
+    Tensor.__neg__ = fast_unary(ew.NEGATIVE)
+    Tensor.__pos__ = fast_unary(ew.POSITIVE)
+    Tensor.__abs__ = fast_unary(ew.ABSOLUTE)
+    Tensor.__invert__ = fast_unary(ew.INVERT)
