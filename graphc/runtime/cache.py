@@ -192,7 +192,8 @@ def purge(key: str) -> None:
 
 
 def info() -> dict:
-    """What the cache holds: ``{"directory", "programs", "bytes", "in_memory", "other_versions"}``.
+    """What the cache holds: ``{"directory", "programs", "bytes", "in_memory",
+    "other_versions", "recycled_bytes"}`` (the last: big results kept for reuse).
 
     >>> gc.cache.info()["programs"]      # doctest: +SKIP
     3
@@ -209,19 +210,24 @@ def info() -> dict:
         others = sorted(e for e in os.listdir(root()) if e != version_tag())
     except OSError:
         others = []
+    recycle = sys.modules.get("graphc.runtime.recycle")
     return {"directory": d, "programs": programs, "bytes": size,
-            "in_memory": len(_memory), "other_versions": others}
+            "in_memory": len(_memory), "other_versions": others,
+            "recycled_bytes": recycle.held_bytes() if recycle else 0}
 
 
 def clear(memory: bool = True, disk: bool = True) -> None:
     """Delete compiled programs: the in-memory table and every version's files on disk.
 
-    Executors already built keep their compiled code; new ones compile again.
+    Executors already built keep their compiled code; new ones compile again. With
+    ``memory=True`` the big result arrays kept for reuse are released too (recycle.py).
 
     >>> gc.cache.clear()                 # doctest: +SKIP
     """
     if memory:
         with _memory_lock:
             _memory.clear()
+        if "graphc.runtime.recycle" in sys.modules:  # never import Numba just to clear
+            sys.modules["graphc.runtime.recycle"].release_all()
     if disk:
         shutil.rmtree(root(), ignore_errors=True)

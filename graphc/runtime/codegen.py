@@ -30,7 +30,10 @@ import numpy as np
 
 from graphc.runtime import (
     kernels,
+    kernels_array,  # noqa: F401  (registers sort, pad, tile, ranges, std/var, ...)
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
+    kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
+    kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_reduce,  # noqa: F401  (registers reduction emitters)
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
 )
@@ -58,6 +61,8 @@ class Program:
     input_avals: tuple = ()        # the graph inputs' avals (the compiled signature)
     scalar_inputs: tuple = ()      # per graph input: rank 0, read as a scalar inside
     consts: tuple = ()             # arrays passed after the inputs, in order
+    recycle: tuple = ()            # (output index, dtype, ndim) per ``rK`` parameter,
+                                   # passed after the constants (see ``recycle.py``)
     scalar_outputs: tuple = ()     # per output: its dtype when returned as a scalar
     reasons: list = field(default_factory=list)
     blocked: list = field(default_factory=list)  # (node, reason): top-level, no kernel
@@ -88,6 +93,8 @@ class _Gen(Loops):
             self._n = 0
             self.prefix = ""
             self.flags: dict = {}  # program-wide: "parallel" when some loop uses prange
+            self.recycle: dict = {}  # output variable -> output index (recycle.py)
+            self.recycled: list = []  # (output index, dtype, ndim) per rK parameter
         else:
             # an inlined subgraph (a branch or loop body): it writes into the parent's
             # lines and constants, with its own names (prefixed, so the function-wide
@@ -95,6 +102,7 @@ class _Gen(Loops):
             # a scalar in another would not compile)
             self.lines, self.depth, self.consts = parent.lines, parent.depth, parent.consts
             self.flags = parent.flags
+            self.recycle, self.recycled = {}, parent.recycled  # only top-level results
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
 
@@ -125,6 +133,9 @@ class _Gen(Loops):
                 self.vals[v.id] = Val(self._var(v), aval)
             else:
                 self.vals[v.id] = Val(name, aval, contig=True)  # the executor ensures it
+        for i, v in enumerate(g.outputs):
+            if v.aval.shape:  # an array result (used only where a loop allocates it)
+                self.recycle.setdefault(self._var(v), i)
         self._nodes()
         outs, scalar_out = [], []
         for v in g.outputs:
@@ -136,8 +147,10 @@ class _Gen(Loops):
             scalar_out.append(v.aval.dtype if val.scalar else None)
         self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
         params += [f"c{i}" for i in range(len(self.consts))]
+        params += [f"r{k}" for k in range(len(self.recycled))]
         return Program(self._module(params), tuple(v.aval for v in g.inputs), tuple(scalar_in),
-                       tuple(self.consts), tuple(scalar_out), self.reasons, self.blocked)
+                       tuple(self.consts), tuple(self.recycled), tuple(scalar_out),
+                       self.reasons, self.blocked)
 
     def _nodes(self) -> None:
         """One block of statements per node, in graph order (fusing elementwise runs)."""
@@ -195,7 +208,8 @@ class _Gen(Loops):
             "",
         ]
         deco = PARALLEL_DECORATOR if self.flags.get("parallel") else PROGRAM_DECORATOR
-        head += ["", deco, f"def {FN_NAME}({', '.join(params)}):"]
+        head += ["", deco, f"def {FN_NAME}({', '.join(params)}):",
+                 "    V.prefer_wide_vectors()  # 512-bit SIMD where the CPU has it (vmath_base)"]
         return "\n".join(head + self.lines) + "\n"
 
     def _var(self, v) -> str:

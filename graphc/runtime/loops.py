@@ -191,9 +191,7 @@ class Loops:
             self.line(f"{shp} = {self._broadcast_shape(ins, arrays, shape)}")
         size = math.prod(shape) if static else None
         for o, aval in zip(outs, out_avals):
-            self.line(f"{o} = np.empty({shp}, {np_type(aval.dtype)})")
-            if size is None or size * aval.dtype.itemsize >= HUGEPAGE_BYTES:
-                self.line(f"H.hugepages({o})")
+            self._allocate(o, shp, aval, size)
         same = {j for j in arrays if static and ins[j].aval.shape == shape}
         if all(ins[j].contig and j in same for j in arrays):
             self._flat_loop(g, ins, elem, body, results, outs, size)
@@ -211,6 +209,24 @@ class Loops:
         else:
             self._nd_loop(g, ins, elem, body, results, outs, shape, same)
         return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
+
+    def _allocate(self, o, shp, aval, size) -> None:
+        """``o = np.empty(shp)``; for a program result that may be big, last call's result
+        ``rK`` instead when the executor passes one of the right shape (recycle.py)."""
+        big = size is None or size * aval.dtype.itemsize >= HUGEPAGE_BYTES
+        recycled = big and o in self.recycle
+        if recycled:
+            r = f"r{len(self.recycled)}"
+            self.recycled.append((self.recycle.pop(o), aval.dtype, len(aval.shape)))
+            self.line(f"if {r}.shape == {shp}:")
+            self.line(f"    {o} = {r}")
+            self.line("else:")
+            self.depth += 1
+        self.line(f"{o} = np.empty({shp}, {np_type(aval.dtype)})")
+        if big:
+            self.line(f"H.hugepages({o})")
+        if recycled:
+            self.depth -= 1
 
     def _broadcast_shape(self, ins, arrays, shape) -> str:
         """The broadcast output shape as source, checked at run time for unknown dims.

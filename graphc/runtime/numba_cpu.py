@@ -269,6 +269,8 @@ def _signature(program) -> tuple:
         sig.append(types.Array(from_dtype(v.dtype), len(v.shape), "C", readonly=True))
     for c in program.consts:
         sig.append(types.Array(from_dtype(c.dtype), c.ndim, "C", readonly=True))
+    for _i, dtype, ndim in program.recycle:
+        sig.append(types.Array(from_dtype(dtype), ndim, "C"))
     return tuple(sig)
 
 
@@ -290,16 +292,12 @@ def _runner(dispatcher, program, graph):
     """
     consts = program.consts
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
-    ndarray, asarray = np.ndarray, np.asarray
+    asarray = np.asarray
+    if program.recycle:
+        return _recycling_runner(dispatcher, program, graph)
 
     def slow(arrays):
-        # copy() is C order (np.ascontiguousarray would make a 0-d array 1-d)
-        fixed = [x.copy() if type(x) is ndarray and not x.flags.c_contiguous else x
-                 for x in arrays]
-        try:
-            return dispatcher(*fixed, *consts)
-        except Exception:  # noqa: BLE001 - wrong dtype/rank or a run-time error
-            return None
+        return _contiguous_retry(dispatcher, arrays, consts)
 
     if not consts and program.scalar_outputs == (scalars[0][1] if scalars else None,):
         # one output and no constant arguments, the common small case: no list building
@@ -334,3 +332,44 @@ def _runner(dispatcher, program, graph):
         return out
 
     return run
+
+
+def _contiguous_retry(dispatcher, arrays, extra):
+    """The call again with C-contiguous copies (copy() keeps a 0-d array 0-d); None if it
+    still fails (wrong dtype or rank, or a run-time error)."""
+    fixed = [x.copy() if type(x) is np.ndarray and not x.flags.c_contiguous else x
+             for x in arrays]
+    try:
+        return dispatcher(*fixed, *extra)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _recycling_runner(dispatcher, program, graph):
+    """``_runner`` for a program that can write big results into last call's (recycle.py)."""
+    from graphc.runtime.recycle import Spares
+
+    consts, spares = program.consts, Spares(program.recycle)
+    scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
+    asarray = np.asarray
+
+    def run(arrays):
+        extra = (*consts, *spares.take())
+        try:
+            out = list(dispatcher(*arrays, *extra))
+        except TypeError:
+            out = _contiguous_retry(dispatcher, arrays, extra)
+            if out is None:
+                return run_graph(graph, arrays)
+            out = list(out)
+        except Exception:  # noqa: BLE001 - the interpreter raises the user-facing error
+            return run_graph(graph, arrays)
+        del extra
+        spares.keep(out)
+        for i, dt in scalars:
+            out[i] = asarray(out[i], dt)
+        return out
+
+    run.spares = spares
+    return run
+

