@@ -10,4 +10,5 @@ TABLES = {
     "passes": "benchmarks.bench_passes",
     "control": "benchmarks.bench_control",
     "numba": "benchmarks.bench_numba",
+    "latency": "benchmarks.bench_latency",
 }

@@ -29,6 +29,7 @@ import hashlib
 import importlib.util
 import os
 import platform
+import re
 import shutil
 import sys
 import tempfile
@@ -50,17 +51,30 @@ def version_tag() -> str:
     """
     global _tag
     if _tag is None:
-        from importlib.metadata import version
-
         import numpy as np
 
         import graphc
 
         py = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        _tag = (f"{py}-np{np.__version__}-nb{version('numba')}-"
+        _tag = (f"{py}-np{np.__version__}-nb{_numba_version()}-"
                 f"gc{getattr(graphc, '__version__', '0')}-{_linked_sources()}-"
                 f"{platform.machine()}-{_cpu_id()}")
     return _tag
+
+
+def _numba_version() -> str:
+    """Numba's version without importing it: read from its ``_version.py`` (one small
+    file; ``importlib.metadata`` costs 25 ms of a first call), else package metadata."""
+    with contextlib.suppress(Exception):
+        spec = importlib.util.find_spec("numba")
+        path = os.path.join(os.path.dirname(spec.origin), "_version.py")
+        with open(path, encoding="utf-8") as f:
+            found = re.search(r'"version":\s*"([^"]+)"', f.read())
+        if found:
+            return found.group(1)
+    from importlib.metadata import version
+
+    return version("numba")
 
 
 def _linked_sources() -> str:

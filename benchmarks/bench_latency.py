@@ -1,0 +1,124 @@
+"""Table "latency": import time, first call and a fresh process's first compiled result.
+
+Every number comes from fresh Python processes (``sys.executable -c ...``), the median
+of several; the cold rows use a new ``GRAPHC_CACHE_DIR`` each time so nothing is on
+disk, the "from disk" row uses a directory a previous process filled. Times are taken
+inside the child with ``perf_counter`` (so interpreter start-up is excluded, except in
+the "process start" column, which is the wall time of the whole child run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from time import perf_counter
+
+from benchmarks.runner import fmt_time, render_table
+
+# The child program: prints a JSON dict of seconds. MODE picks what it measures.
+_CHILD = r"""
+import json, os, sys, time
+t0 = time.perf_counter()
+mode = sys.argv[1]
+if mode == "numpy":
+    import numpy
+    print(json.dumps({"import": time.perf_counter() - t0})); sys.exit()
+if mode == "numba":
+    import numba
+    print(json.dumps({"import": time.perf_counter() - t0})); sys.exit()
+import numpy as np
+import graphc as gc
+t1 = time.perf_counter()
+out = {"import": t1 - t0, "numba_imported": "numba" in sys.modules}
+if mode == "import":
+    print(json.dumps(out)); sys.exit()
+x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
+
+@gc.function
+def sigmoid(x):
+    return 1.0 / (1.0 + gc.exp(-x))
+
+t2 = time.perf_counter()
+y = sigmoid(x)
+out["first_result"] = time.perf_counter() - t2
+ex = sigmoid.get_concrete_function(x).runtime
+if mode == "compiled":  # until the compiled program produced a result
+    while ex.backend != "numba":
+        if ex.wait(0.002) is False and ex.calls < 2:
+            sigmoid(x)  # the lazy policy compiles after 2 calls
+    sigmoid(x)
+    out["compiled_result"] = time.perf_counter() - t2
+    out["origin"] = ex.origin
+print(json.dumps(out))
+"""
+
+
+def _child(mode: str, env: dict) -> dict:
+    t0 = perf_counter()
+    res = subprocess.run([sys.executable, "-c", _CHILD, mode], env=env, capture_output=True,
+                         text=True, check=False)
+    wall = perf_counter() - t0
+    if res.returncode != 0:
+        raise RuntimeError(f"latency child {mode!r} failed:\n{res.stderr}")
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["wall"] = wall
+    return out
+
+
+def _median(runs: list[dict], key: str) -> float:
+    vals = sorted(r[key] for r in runs)
+    return vals[len(vals) // 2]
+
+
+def run(settings) -> str:
+    reps = 3 if settings.quick else 7
+    # as installed: with bytecode caches (PYTHONDONTWRITEBYTECODE would make every child
+    # compile every module it imports from source); one warm-up child writes them
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base["GRAPHC_JIT"] = "lazy"
+    _child("compiled", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})
+    rows, notes = [], []
+
+    def row(label, runs, key, target):
+        rows.append([label, fmt_time(_median(runs, key) * 1e9),
+                     fmt_time(_median(runs, "wall") * 1e9), target])
+
+    row("import numpy (reference)", [_child("numpy", base) for _ in range(reps)], "import", "")
+    imports = [_child("import", base) for _ in range(reps)]
+    row("import graphc (numpy included)", imports, "import", "<= 0.3 s")
+    if any(r["numba_imported"] for r in imports):
+        notes.append("WARNING: import graphc imported Numba")
+    row("import numba (reference)", [_child("numba", base) for _ in range(reps)], "import", "")
+
+    cold = [_child("first", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})
+            for _ in range(reps)]
+    row("first call: trace + first result (sigmoid f32[2^20])", cold, "first_result",
+        "<= 0.1 s")
+    compiled = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})
+                for _ in range(max(2, reps // 2))]
+    row("cold: first call until the compiled result", compiled, "compiled_result", "")
+    warm_dir = tempfile.mkdtemp()
+    _child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir})  # fills the disk cache
+    disk = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir}) for _ in range(reps)]
+    row("fresh process, program on disk: first call until the compiled result", disk,
+        "compiled_result", "<= 0.15 s")
+    origins = sorted({r.get("origin") for r in disk})
+    notes += [
+        "time = measured inside a fresh process (median); process = wall time of that "
+        "process, interpreter start-up included",
+        "first result: the lazy policy answers the first calls on the interpreter and "
+        "compiles in a background thread (docs/runtime.md)",
+        f"program on disk: loaded by the background thread ({', '.join(map(str, origins))}); "
+        "its time is mostly `import numba` (the reference row)",
+    ]
+    return render_table("latency: imports, first call, first compiled result",
+                        ["what", "time", "process", "target"], rows, tuple(notes))
+
+
+if __name__ == "__main__":
+    from benchmarks.runner import Settings
+
+    print(run(Settings(quick="--quick" in sys.argv)))
