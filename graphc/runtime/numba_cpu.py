@@ -232,6 +232,7 @@ def compile_graph(graph):
 
 def compile_program(program, key=None):
     """``(dispatcher, path)`` for a generated program: memory, then disk, then Numba."""
+    _start_numba()
     key = key or cache.key_for(program.source)
     hit = cache.lookup(key)
     if hit is not None:
@@ -247,6 +248,43 @@ def compile_program(program, key=None):
             dispatcher = _load(key, path, sig)
     cache.remember(key, (dispatcher, path))
     return dispatcher, path
+
+
+_numba_started = False
+
+
+def _start_numba() -> None:
+    """Import Numba, without letting its start-up import ``scipy.linalg`` (0.4-0.6 s here).
+
+    Numba's ``numba.np.arraymath`` asks at import whether BLAS is there by importing
+    ``scipy.linalg.cython_blas``; that import is most of the time a fresh process needs
+    to load a program from disk. When SciPy is installed (a dependency of graphc) the
+    answer is yes, so the probe is skipped while that module imports: typing ``np.dot``
+    still calls the real check when a program with a float matmul *compiles*, and a
+    loaded program's BLAS calls import SciPy on their first run. Any surprise (another
+    Numba version) just imports normally.
+    """
+    global _numba_started
+    if _numba_started:
+        return
+    _numba_started = True
+    import importlib.util
+    import sys
+
+    if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
+        return
+    try:
+        from numba.np import linalg
+    except Exception:  # noqa: BLE001
+        return
+    probe = linalg.ensure_blas
+    linalg.ensure_blas = lambda: None
+    try:
+        import numba.np.arraymath  # noqa: F401
+    except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
+        pass
+    finally:
+        linalg.ensure_blas = probe
 
 
 def _load(key, path, sig):

@@ -36,7 +36,7 @@ SCRIPT = textwrap.dedent("""
     ex = numba_cpu.executor_for(graph)
     out = ex([np.arange(4, dtype=np.float32)])[0]
     print(json.dumps({"backend": ex.backend, "origin": ex.origin, "out": out.tolist(),
-                      "reasons": ex.reasons}))
+                      "reasons": ex.reasons, "scipy_linalg": "scipy.linalg" in sys.modules}))
 """)
 
 
@@ -73,7 +73,36 @@ def program_files(cache_dir):
 
 def test_second_process_loads_from_disk(tmp_path):
     check_report(run_script(tmp_path)[0], "compiled")
-    check_report(run_script(tmp_path)[0], "disk")
+    report = run_script(tmp_path)[0]
+    check_report(report, "disk")
+    # Numba's start-up BLAS probe (scipy.linalg, 0.4-0.6 s) is skipped (numba_cpu._start_numba)
+    assert not report["scipy_linalg"]
+
+
+def test_float_matmul_compiles_in_a_fresh_process(tmp_path):
+    """With the BLAS probe skipped at start-up, np.dot still types and runs (BLAS)."""
+    script = textwrap.dedent("""
+        import numpy as np
+        import graphc as gc
+        from graphc.runtime import numba_cpu
+        numba_cpu.settings.mode = "eager"
+
+        @gc.function
+        def mm(a, b):
+            return a @ b
+
+        a = np.arange(6.0).reshape(2, 3)
+        b = np.arange(12.0).reshape(3, 4)
+        out = mm(a, b)
+        ex = mm.get_concrete_function(a, b).runtime
+        assert ex.backend == "numba", ex.reasons
+        np.testing.assert_array_equal(np.asarray(out), a @ b)
+        print("ok")
+    """)
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(tmp_path))
+    res = subprocess.run([sys.executable, "-c", script], env=env, text=True,
+                         capture_output=True, timeout=300, check=False)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
 
 
 def test_corrupted_entries_are_rebuilt(tmp_path):
