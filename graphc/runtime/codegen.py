@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphc.ops.state import is_resource
 from graphc.runtime import (
     kernels,
     kernels_array,  # noqa: F401  (registers sort, pad, tile, ranges, std/var, ...)
@@ -36,10 +37,12 @@ from graphc.runtime import (
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_reduce,  # noqa: F401  (registers reduction emitters)
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
+    kernels_state,  # noqa: F401  (registers variable reads and writes)
 )
 from graphc.runtime.kernels import Unsupported, Val, check_dtype, literal
+from graphc.runtime.kernels_state import STATE_OPS, TOKEN_NAME
 from graphc.runtime.loops import Loops
-from graphc.tracer.ir import ConstArray, Graph
+from graphc.tracer.ir import TOKEN, Aval, ConstArray, Graph
 from graphc.tracer.printer import Namer, format_graph, node_signature
 
 FN_NAME = "program"
@@ -61,8 +64,12 @@ class Program:
     input_avals: tuple = ()        # the graph inputs' avals (the compiled signature)
     scalar_inputs: tuple = ()      # per graph input: rank 0, read as a scalar inside
     consts: tuple = ()             # arrays passed after the inputs, in order
+    variables: tuple = ()          # (VariableRef, aval) per ``sK`` parameter, passed
+                                   # after the constants (see ``kernels_state``)
+    written: tuple = ()            # the variable slots the program returns after its
+                                   # outputs, in this order (their new values)
     recycle: tuple = ()            # (output index, dtype, ndim) per ``rK`` parameter,
-                                   # passed after the constants (see ``recycle.py``)
+                                   # passed last (see ``recycle.py``)
     scalar_outputs: tuple = ()     # per output: its dtype when returned as a scalar
     reasons: list = field(default_factory=list)
     blocked: list = field(default_factory=list)  # (node, reason): top-level, no kernel
@@ -73,14 +80,21 @@ class Program:
 
 
 def generate(graph: Graph) -> Program:
-    """Generate the program for ``graph``; ``Program.reasons`` lists what blocks it."""
-    return _Gen(graph).run()
+    """Generate the program for ``graph``; ``Program.reasons`` lists what blocks it.
+
+    Variable reads and writes compile only when every other node does too: when some
+    effect stays in Python (a print, ``numpy_function``), the variable ops run in Python
+    as well, so the compiled segments and Python nodes keep all effects in order."""
+    program = _Gen(graph).run()
+    if program.reasons and program.variables:
+        program = _Gen(graph, allow_state=False).run()
+    return program
 
 
 class _Gen(Loops):
     """One generation: the emitters call ``line`` and ``tmp`` on it."""
 
-    def __init__(self, graph: Graph, parent: "_Gen | None" = None):
+    def __init__(self, graph: Graph, parent: "_Gen | None" = None, allow_state=True):
         self.graph = graph
         self.namer = Namer(graph)
         self.vals: dict[int, Val] = {}
@@ -95,6 +109,9 @@ class _Gen(Loops):
             self.flags: dict = {}  # program-wide: "parallel" when some loop uses prange
             self.recycle: dict = {}  # output variable -> output index (recycle.py)
             self.recycled: list = []  # (output index, dtype, ndim) per rK parameter
+            self.allow_state = allow_state  # compile variable reads/writes
+            self.variables: dict = {}  # VariableRef -> slot k (local wk, parameter sk)
+            self.written: set = set()  # slots some assign_variable writes
         else:
             # an inlined subgraph (a branch or loop body): it writes into the parent's
             # lines and constants, with its own names (prefixed, so the function-wide
@@ -103,8 +120,12 @@ class _Gen(Loops):
             self.lines, self.depth, self.consts = parent.lines, parent.depth, parent.consts
             self.flags = parent.flags
             self.recycle, self.recycled = {}, parent.recycled  # only top-level results
+            self.allow_state = parent.allow_state
+            self.variables, self.written = parent.variables, parent.written
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
+        if graph.token_in is not None:
+            self.vals[graph.token_in.id] = Val(TOKEN_NAME, TOKEN)
 
     # -- the interface emitters use
     def line(self, text: str) -> None:
@@ -136,7 +157,13 @@ class _Gen(Loops):
         for i, v in enumerate(g.outputs):
             if v.aval.shape:  # an array result (used only where a loop allocates it)
                 self.recycle.setdefault(self._var(v), i)
+        start = len(self.lines)
         self._nodes()
+        variables = sorted(self.variables.items(), key=lambda kv: kv[1])
+        self.lines[start:start] = [  # each variable's local, before any use
+            f"    w{k} = s{k}" + ("[()]" if not ref.deref().shape else "")
+            for ref, k in variables]
+        written = tuple(sorted(self.written))
         outs, scalar_out = [], []
         for v in g.outputs:
             val = self.vals.get(v.id)
@@ -145,12 +172,19 @@ class _Gen(Loops):
                 break
             outs.append(val.name)
             scalar_out.append(v.aval.dtype if val.scalar else None)
+        for k in written:
+            var = variables[k][0].deref()
+            outs.append(f"w{k}")
+            scalar_out.append(var.dtype if not var.shape else None)
         self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
         params += [f"c{i}" for i in range(len(self.consts))]
+        params += [f"s{k}" for _ref, k in variables]
         params += [f"r{k}" for k in range(len(self.recycled))]
+        avals = tuple((ref, Aval(tuple(ref.deref().shape), ref.deref().dtype))
+                      for ref, _k in variables)
         return Program(self._module(params), tuple(v.aval for v in g.inputs), tuple(scalar_in),
-                       tuple(self.consts), tuple(self.recycled), tuple(scalar_out),
-                       self.reasons, self.blocked)
+                       tuple(self.consts), avals, written, tuple(self.recycled),
+                       tuple(scalar_out), self.reasons, self.blocked)
 
     def _nodes(self) -> None:
         """One block of statements per node, in graph order (fusing elementwise runs)."""
@@ -223,16 +257,20 @@ class _Gen(Loops):
 
     # -- nodes
     def _node(self, node) -> None:
-        if any(v.aval.is_token for v in (*node.inputs, *node.outputs)):
+        if any(v.aval.is_token for v in (*node.inputs, *node.outputs)) and not (
+                self.allow_state and (node.op.name in STATE_OPS or node.subgraphs())):
             raise Unsupported(f"stateful op {node.op.name} (effects run in Python, in "
                               "program order)")
         for v in node.outputs:
+            if v.aval.is_token or is_resource(v.aval):
+                continue
             if v.aval.shape is None:
                 raise Unsupported("result of unknown rank")
             check_dtype(v.aval.dtype, f"{node.op.name}'s result")
         ins = [self.vals[v.id] for v in node.inputs]
         for x in ins:
-            check_dtype(x.aval.dtype, f"an input of {node.op.name}")
+            if not (x.aval.is_token or is_resource(x.aval)):
+                check_dtype(x.aval.dtype, f"an input of {node.op.name}")
         outs = [self._var(v) for v in node.outputs]
         if node.op.name == "const":
             self._const(node, outs[0])

@@ -14,9 +14,10 @@ type on every path:
 
 A loop's state lives in the ``while_loop`` node's own output variables; the body's
 results are assigned to them with one tuple assignment, so a body that swaps two loop
-variables is right. Control-flow nodes whose subgraphs have effects (print, variable
-writes) take the effect token and are not compiled here: they run in Python
-(``segments``).
+variables is right. A control-flow node whose subgraphs have effects takes and returns
+the effect token, which carries no data here: variable reads and writes inside compile
+(``kernels_state``: variables are function-wide locals, so a write in a loop body is seen
+by the next iteration), any other effect leaves the node to Python (``segments``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.runtime.kernels import Unsupported, Val, cast, emitter, np_type
+from graphc.runtime.kernels_state import TOKEN_NAME
 
 
 def _truth(v: Val, what: str) -> str:
@@ -49,7 +51,10 @@ def _carried(v: Val, aval) -> str:
 
 
 def _assign(g, outs, vals, avals) -> None:
-    srcs = [_carried(v, a) for v, a in zip(vals, avals)]
+    """``outs = vals`` for the data values (an effect token, last, carries nothing)."""
+    pairs = [(o, v, a) for o, v, a in zip(outs, vals, avals) if not a.is_token]
+    outs = [o for o, _v, _a in pairs]
+    srcs = [_carried(v, a) for _o, v, a in pairs]
     if len(outs) == 1:
         g.line(f"{outs[0]} = {srcs[0]}")
     elif outs:  # one tuple assignment: every right-hand side is read before any write
@@ -96,9 +101,9 @@ def _while_loop(g, node, ins, outs):
     cond, body = node.attrs["cond"], node.attrs["body"]
     n = len(body.outputs)
     avals = [v.aval for v in node.outputs]
-    extra = ins[n:]  # loop-invariant operands (captured values)
+    extra = ins[n:]  # loop-invariant operands (captured values; then the effect token)
     _assign(g, outs, ins[:n], avals)
-    state = [Val(o, a, contig=True) for o, a in zip(outs, avals)]
+    state = [Val(o, a, contig=True) for o, a in zip(outs[:n], avals)]
     g.line("while True:")
     g.depth += 1
     (pred,) = g.inline(cond, state + extra)
@@ -106,4 +111,4 @@ def _while_loop(g, node, ins, outs):
     g.line("    break")
     _assign(g, outs, g.inline(body, state + extra), avals)
     g.depth -= 1
-    return state
+    return state + [Val(TOKEN_NAME, a) for a in avals[n:]]

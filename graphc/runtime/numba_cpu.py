@@ -307,6 +307,8 @@ def _signature(program) -> tuple:
         sig.append(types.Array(from_dtype(v.dtype), len(v.shape), "C", readonly=True))
     for c in program.consts:
         sig.append(types.Array(from_dtype(c.dtype), c.ndim, "C", readonly=True))
+    for _ref, aval in program.variables:
+        sig.append(types.Array(from_dtype(aval.dtype), len(aval.shape), "C", readonly=True))
     for _i, dtype, ndim in program.recycle:
         sig.append(types.Array(from_dtype(dtype), ndim, "C"))
     return tuple(sig)
@@ -331,8 +333,8 @@ def _runner(dispatcher, program, graph):
     consts = program.consts
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
     asarray = np.asarray
-    if program.recycle:
-        return _recycling_runner(dispatcher, program, graph)
+    if program.recycle or program.variables:
+        return _general_runner(dispatcher, program, graph)
 
     def slow(arrays):
         return _contiguous_retry(dispatcher, arrays, consts)
@@ -383,16 +385,26 @@ def _contiguous_retry(dispatcher, arrays, extra):
         return None
 
 
-def _recycling_runner(dispatcher, program, graph):
-    """``_runner`` for a program that can write big results into last call's (recycle.py)."""
+def _general_runner(dispatcher, program, graph):
+    """``_runner`` for a program with big results to recycle (``recycle.py``) or variables
+    (``kernels_state``): the variables' values go in after the constants and the new
+    values of those it writes come back after the outputs, stored only on success."""
     from graphc.runtime.recycle import Spares
 
-    consts, spares = program.consts, Spares(program.recycle)
+    consts = program.consts
+    spares = Spares(program.recycle) if program.recycle else None
+    variables = [ref.deref() for ref, _aval in program.variables]
+    written = [variables[k] for k in program.written]
+    n_out = len(graph.outputs)
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
     asarray = np.asarray
 
     def run(arrays):
-        extra = (*consts, *spares.take())
+        values = []
+        for var in variables:
+            value = var._current()  # raises when uninitialized: the interpreter says so
+            values.append(value if value.flags.c_contiguous else value.copy())
+        extra = (*consts, *values, *(spares.take() if spares else ()))
         try:
             out = list(dispatcher(*arrays, *extra))
         except TypeError:
@@ -402,12 +414,28 @@ def _recycling_runner(dispatcher, program, graph):
             out = list(out)
         except Exception:  # noqa: BLE001 - the interpreter raises the user-facing error
             return run_graph(graph, arrays)
-        del extra
-        spares.keep(out)
+        del extra, values
         for i, dt in scalars:
             out[i] = asarray(out[i], dt)
+        if written:
+            _store(written, out[n_out:], out[:n_out])
+            del out[n_out:]
+        if spares:
+            spares.keep(out)
         return out
 
-    run.spares = spares
     return run
 
+
+def _store(variables, values, outputs) -> None:
+    """Give each variable its new value (read-only, as ``Variable._write`` stores it); an
+    output sharing that memory (a read after the write) is read-only too, as it is when
+    the interpreter returns the variable's array itself."""
+    for var, value in zip(variables, values):
+        value.flags.writeable = False
+        var._value = value
+        if value.ndim:
+            ptr = value.ctypes.data
+            for o in outputs:
+                if o.ndim and o.ctypes.data == ptr:
+                    o.flags.writeable = False

@@ -154,6 +154,9 @@ def describe_key(key) -> str:
         return f"Python {key[0].__name__} {key[1]!r}"
     if isinstance(key, tuple) and len(key) == 3 and key[0] in ("id", "obj"):
         return f"{key[1].__name__} object {key[2] if key[0] == 'obj' else hex(key[2])}"
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type) \
+            and issubclass(key[0], np.generic):  # a NumPy scalar argument, keyed by value
+        return f"NumPy {key[0].__name__} {key[1]!r}"
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type):
         return f"{key[0].__name__} of {len(key[1])}"
     return repr(key)

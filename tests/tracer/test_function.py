@@ -148,6 +148,18 @@ def test_python_int_argument_retraces_per_value():
     assert "argument 'n': Python int 3 -> Python int 4" in scale.retrace_reasons[2]
 
 
+def test_numpy_scalar_argument_retraces_per_value_and_says_so():
+    @gc.function
+    def scale(x, n):
+        return x * n
+
+    x = gc.constant([1.0, 2.0])
+    scale(x, np.int32(2))
+    np.testing.assert_array_equal(np.asarray(scale(x, np.int32(3))), [3.0, 6.0])
+    assert scale.retrace_reasons[1] == ("argument 'n': NumPy int32 np.int32(2) -> "
+                                        "NumPy int32 np.int32(3)")
+
+
 def test_shape_change_reason():
     @gc.function
     def f(x):
