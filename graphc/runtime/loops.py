@@ -206,9 +206,84 @@ class Loops:
             self.depth += 1
             self._nd_loop(g, ins, elem, body, results, outs, shape, same)
             self.depth -= 1
+        elif (kinds := self._row_kinds(ins, arrays, shape)) is not None:
+            self._row_loop(g, ins, elem, body, results, outs, shape, kinds)
         else:
             self._nd_loop(g, ins, elem, body, results, outs, shape, same)
         return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
+
+    @staticmethod
+    def _row_kinds(ins, arrays, shape):
+        """How each array operand of a static broadcasting loop reads in a rows x last-dim
+        loop: ``full`` (the output's shape), ``row`` (only the last dim, e.g. a bias),
+        ``col`` (the leading dims, last dim 1: one value per row), ``one`` (one element);
+        None when some operand is none of these (the general N-d loop then)."""
+        if None in shape or len(shape) < 2 or 0 in shape:
+            return None
+        kinds = {}
+        for j in arrays:
+            x = ins[j]
+            xs = (1,) * (len(shape) - len(x.aval.shape)) + tuple(x.aval.shape)
+            if not x.contig:
+                return None
+            if xs == shape:
+                kinds[j] = "full"
+            elif all(d == 1 for d in xs):
+                kinds[j] = "one"
+            elif all(d == 1 for d in xs[:-1]) and xs[-1] == shape[-1]:
+                kinds[j] = "row"
+            elif xs[:-1] == shape[:-1] and xs[-1] == 1:
+                kinds[j] = "col"
+            else:
+                return None
+        return kinds
+
+    def _row_loop(self, g, ins, elem, body, results, outs, shape, kinds) -> None:
+        """Broadcasting as two loops, rows (all leading dims) x the last dim, every operand
+        read through a contiguous 1-D view, so the inner loop vectorizes like a flat one
+        (the N-d loop's strided ``broadcast_to`` reads do not: ``tanh(x + bias)`` on 2^22
+        float32 values took 2.4x NumPy's time that way)."""
+        rows = math.prod(shape[:-1])
+        flat = {}
+        for j, kind in kinds.items():
+            flat[j] = f"_f{g}_{j}"
+            src = ins[j].name
+            self.line(f"{flat[j]} = {src}.reshape({rows}, -1)" if kind == "full"
+                      else f"{flat[j]} = {src}.reshape(-1)")
+        outs2 = [f"_fo{g}_{k}" for k in range(len(outs))]
+        for o, o2 in zip(outs, outs2):
+            self.line(f"{o2} = {o}.reshape({rows}, -1)")
+        parallel = parallel_settings.enabled and rows * shape[-1] >= parallel_settings.min_size \
+            and rows >= 16
+        if parallel:
+            self.flags["parallel"] = True
+        r = f"_p{g}" if parallel else "_r"
+        self.line(f"for {r} in {'numba.prange' if parallel else 'range'}({outs2[0]}.shape[0]):")
+        self.depth += 1
+        for j, kind in kinds.items():  # per-row operands, hoisted out of the inner loop
+            if kind == "full":
+                self.line(f"_row{g}_{j} = {flat[j]}[{r}]")
+            elif kind == "col":
+                self.line(f"{elem[j]} = {flat[j]}[{r}]")
+            elif kind == "one":
+                self.line(f"{elem[j]} = {flat[j]}[0]")
+        for k, o2 in enumerate(outs2):
+            self.line(f"_orow{g}_{k} = {o2}[{r}]")
+        self.line(f"for _k in range({outs2[0]}.shape[1]):")
+        self.depth += 1
+        for j, x in enumerate(ins):
+            kind = kinds.get(j)
+            if kind == "full":
+                self.line(f"{elem[j]} = _row{g}_{j}[_k]")
+            elif kind == "row":
+                self.line(f"{elem[j]} = {flat[j]}[_k]")
+            elif kind is None:
+                self.line(f"{elem[j]} = {x.name}")
+        for ln in body:
+            self.line(ln)
+        for k, s_ in enumerate(results):
+            self.line(f"_orow{g}_{k}[_k] = _s{g}_{s_}")
+        self.depth -= 2
 
     def _allocate(self, o, shp, aval, size) -> None:
         """``o = np.empty(shp)``; for a program result that may be big, last call's result
@@ -290,9 +365,18 @@ class Loops:
             else:
                 src[j] = f"_b{g}_{j}"
                 self.line(f"{src[j]} = np.broadcast_to({x.name}, {shp})")
-        idx = ", ".join(f"_i{d}" for d in range(len(shape)))
+        # a big static-size loop runs its outermost dim with prange when that dim has work
+        # for every core (each iteration is a whole row, so no thread shares a line)
+        size = math.prod(shape) if None not in shape else 0
+        parallel = (parallel_settings.enabled and size >= parallel_settings.min_size
+                    and len(shape) > 1 and shape[0] >= 16)
+        if parallel:
+            self.flags["parallel"] = True
+        names = [f"_p{g}" if parallel else "_i0"] + [f"_i{d}" for d in range(1, len(shape))]
+        idx = ", ".join(names)
         for d in range(len(shape)):
-            self.line(f"for _i{d} in range({shp}[{d}]):")
+            loop = "numba.prange" if parallel and d == 0 else "range"
+            self.line(f"for {names[d]} in {loop}({shp}[{d}]):")
             self.depth += 1
         for j, x in enumerate(ins):
             self.line(f"{elem[j]} = {src[j]}[{idx}]" if j in src else f"{elem[j]} = {x.name}")

@@ -42,3 +42,29 @@ def test_parallel_loops_agree_with_serial(monkeypatch):
     parallel = check(graph, labels, [x, i], tol)
     assert "numba.prange" in parallel.program.source and "parallel=" in parallel.program.source
     compare(parallel([x, i]), serial([x, i]), labels)
+
+
+def _broadcast_graph():
+    """Every operand kind of the rows x last-dim loop (loops._row_kinds) at once."""
+    def body(g, x, bias, col, one, t):
+        y = g.multiply(g.add(x, bias), col)                 # full, row, col
+        z = g.subtract(g.tanh(y), one)                      # one element
+        return [("full-row-col", y), ("tanh", z),
+                ("strided", g.add(g.transpose(t), bias)),    # a transposed operand: N-d loop
+                ("int", g.add(g.floor_divide(x, np.asarray(3.0, F32)), bias))]
+
+    return build("bcast", [((4, 16, 33), F32), ((33,), F32), ((4, 16, 1), F32),
+                           ((1, 1, 1), F32), ((33, 16), F32)], body)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_broadcasting_row_loops(monkeypatch, parallel):
+    graph, labels = _broadcast_graph()
+    if parallel:
+        monkeypatch.setattr(loops.parallel_settings, "min_size", 1024)
+    shapes = [(4, 16, 33), (33,), (4, 16, 1), (1, 1, 1), (33, 16)]
+    ex = check(graph, labels, [floats(s, F32) for s in shapes])
+    src = ex.program.source
+    assert "reshape(64, -1)" in src  # rows x last dim: 4 * 16 rows
+    assert "np.broadcast_to" in src  # the transposed operand's N-d loop
+    assert ("numba.prange" in src) == parallel
