@@ -1,7 +1,8 @@
 """Numba emitters (as source) for array ops: std/var, arange/range/linspace, sort/argsort,
 pad, tile, repeat, split; registered into ``kernels.EMITTERS``.
 
-Every result equals the interpreter's bit for bit:
+Every result equals the interpreter's bit for bit (std/var: on C-contiguous operands;
+NumPy sums a non-contiguous one in memory order, a few ULP apart):
 
 * ``std``/``var`` follow ``numpy._core._methods._var`` step by step: the mean is a
   ``sum`` (kernels_reduce, NumPy's summation order) divided in float64 and stored in the
@@ -11,9 +12,9 @@ Every result equals the interpreter's bit for bit:
 * ``arange``/``linspace`` have static bounds: their result is computed by the op's NumPy
   ``ref`` while generating and passed as a constant argument (NumPy's fill loop may be
   compiled with or without FMA, so no formula is exact on every build);
-* ``range`` (tensor bounds) is compiled for integer dtypes only;
-* ``sort``/``argsort`` use ``H.sort_rows``, a stable merge sort with NumPy's order
-  (NaNs last, ties and ``-0.0``/``0.0`` in input order).
+* ``range`` (tensor bounds of the result's dtype) reproduces NumPy's fill loop;
+* ``sort``/``argsort`` use ``H.sort_rows`` (Numba's mergesort argsort: stable, NaNs
+  last, so ties and ``-0.0``/``0.0`` keep their input order, as NumPy's stable sort).
 """
 
 from __future__ import annotations
@@ -47,16 +48,14 @@ def _flat1(g, x: Val) -> Val:
     return Val(z, Aval((1,), x.aval.dtype), contig=True)
 
 
-def _dims(aval, fallback):
-    return [str(d) if d is not None else f for d, f in zip(aval.shape, fallback)]
-
-
 def _finish(g, res, aval, dims, o):
-    """Bind ``o`` to array ``res`` reshaped to ``dims`` (a scalar when rank 0)."""
+    """Bind ``o`` to array ``res`` reshaped to ``aval``'s shape (unknown dims from
+    ``dims``; a scalar when rank 0)."""
     if not aval.shape:
         g.line(f"{o} = {res}.reshape(-1)[0]")
-        return [Val(o, aval)]
-    g.line(f"{o} = {res}.reshape({shape_expr(_dims(aval, dims))})")
+    else:
+        dims = [str(d) if d is not None else f for d, f in zip(aval.shape, dims)]
+        g.line(f"{o} = {res}.reshape({shape_expr(dims)})")
     return [Val(o, aval)]
 
 
@@ -90,11 +89,10 @@ def _std_var(g, node, ins, outs):
     axes = tuple(sorted(normalize_axes(attrs.get("axis") if nd == len(ins[0].aval.shape)
                                        else None, nd)))
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(x.aval.shape))
-    src = Val(contiguous(g, x), x.aval, contig=True)
+    src = x
     if not x.contig:
-        c = g.tmp("c")
-        g.line(f"{c} = {src.name}")
-        src = Val(c, x.aval, contig=True)
+        src = Val(g.tmp("c"), x.aval, contig=True)
+        g.line(f"{src.name} = {x.name}.copy()")
     n = g.tmp("n")
     g.line(f"{n} = {' * '.join(src.dim(i) for i in axes) if axes else '1'}")
     # the mean, keepdims: a sum divided in float64 (np.intp count), stored as mean_t
@@ -170,23 +168,37 @@ def _static_range(g, node, ins, outs):
 
 @emitter("range")
 def _range(g, node, ins, outs):
-    """``np.arange`` with tensor bounds, integers only: ``start + i * step`` (NumPy's
-    fill), length ``ceil((stop - start) / step)`` as NumPy computes it (in float64)."""
+    """``np.arange`` with tensor bounds of the result's dtype, as NumPy computes it:
+    length ``ceil((stop - start) / step)`` in that dtype's arithmetic (ints: the
+    division in float64), ``out[0] = start``, ``out[1] = start + step`` and
+    ``out[i] = start + i * (out[1] - out[0])`` (NumPy's fill loop, no FMA, as in
+    NumPy's x86-64 builds: checked on 40000 random float32/float64 ranges)."""
     aval = node.outputs[0].aval
-    if aval.dtype.kind not in "iu" or any(x.aval.dtype.kind not in "iu" for x in ins):
-        raise Unsupported("range with float or bool bounds or dtype (NumPy's float fill "
-                          "rounding is not reproduced)")
-    if any(not x.scalar for x in ins):
-        raise Unsupported("range with non-scalar bounds")
+    dt = aval.dtype
+    if dt.kind not in "iuf" or any(x.aval.dtype != dt or not x.scalar for x in ins):
+        raise Unsupported("range whose bounds are not scalars of the result's dtype "
+                          f"{dt}")
     start, stop, step = (x.name for x in ins)
-    T, o, n = np_type(aval.dtype), outs[0], g.tmp("n")
+    T, o, n, d = np_type(dt), outs[0], g.tmp("n"), g.tmp("delta")
     g.line(f"if {step} == 0:")
     g.line("    raise ValueError('arange: step must not be zero')")
-    g.line(f"{n} = max(0, int(np.ceil(np.float64(np.int64({stop}) - np.int64({start})) / "
-           f"np.float64({step}))))")
+    if dt.kind == "f":
+        q = g.tmp("q")
+        g.line(f"{q} = {T}({T}({stop} - {start}) / {step})")
+        g.line(f"if not -4e18 < {q} < 4e18:  # NaN or no representable length")
+        g.line("    raise ValueError('arange: cannot compute length')")
+        g.line(f"{n} = max(0, int(np.ceil({q})))")
+    else:
+        g.line(f"{n} = max(0, int(np.ceil(np.float64({T}({stop} - {start})) / "
+               f"np.float64({step}))))")
     g.line(f"{o} = np.empty({n}, {T})")
+    g.line(f"{d} = {T}({T}({start} + {step}) - {start})")
     g.line(f"for _i in range({n}):")
-    g.line(f"    {o}[_i] = {T}(np.int64({start}) + _i * np.int64({step}))")
+    g.line(f"    {o}[_i] = {T}({start} + {T}({T}(_i) * {d}))")
+    g.line(f"if {n} > 0:")  # exactly start (0 * delta would turn -0.0 into 0.0)
+    g.line(f"    {o}[0] = {start}")
+    g.line(f"if {n} > 1:")
+    g.line(f"    {o}[1] = {T}({start} + {step})")
     return [Val(o, aval)]
 
 

@@ -32,6 +32,7 @@ from graphc.runtime.kernels import (
 )
 from graphc.runtime.kernels_shape import _getitem as _basic_getitem  # static basic keys
 
+_FULL = ("slice", None, None, None)
 _MODES = {"raise": 0, "wrap": 1, "clip": 2}  # H.take4's modes; 3 is tf.gather's
 
 
@@ -236,7 +237,7 @@ def _getitem(g, node, ins, outs):
         if tag == "newaxis":
             parts.append("None")
         elif tag == "slice":
-            parts.append(_slice(g, e[1:], idx))
+            parts.append(":" if e == _FULL else _slice(g, e[1:], idx))
             dim += 1
         elif tag == "int" or (a is not None and a.scalar and a.aval.dtype.kind != "b"):
             t = _checked_int(g, str(e[1]) if a is None else a.name, xd[dim], dim)
@@ -289,19 +290,27 @@ def _gather_view(g, aval, name, view, vrank, groups):
                     arr = f"{arr}.reshape({shape_expr(shape)})"
                 g.line(f"{f} = np.broadcast_to({arr}, {shape_expr(bshape)}).copy().reshape(-1)")
                 adv[ax] = (f,)
-    j = g.tmp("j")
-    elem = []
-    for ax in range(vrank):
-        src = adv.get(ax, ":")
-        if isinstance(src, tuple):
-            src = f"{src[0]}[{j}]" if len(src) == 1 else f"{src[0]}[{j}, {src[1]}]"
-        elem.append(src)
-    rest = [f"{view}.shape[{ax}]" for ax in range(vrank) if ax not in adv]
-    r = g.tmp("r")
-    nb = _prod(bshape)
+    rest_axes = [ax for ax in range(vrank) if ax not in adv]
+    rest = [f"{view}.shape[{ax}]" for ax in rest_axes]
+    j, r, nb = g.tmp("j"), g.tmp("r"), _prod(bshape)
     g.line(f"{r} = np.empty({shape_expr([nb] + rest)}, {np_type(aval.dtype)})")
+    # scalar loads and stores only: an array-valued ``r[j] = view[...]`` costs ~3 s of
+    # Numba compile time per process (measured)
     g.line(f"for {j} in range({nb}):")
-    g.line(f"    {r}[{j}] = {view}[{', '.join(elem)},]")
+    elem = {}
+    for ax, src in adv.items():
+        if isinstance(src, tuple):
+            elem[ax] = g.tmp("e")
+            at = f"{j}" if len(src) == 1 else f"{j}, {src[1]}"
+            g.line(f"    {elem[ax]} = {src[0]}[{at}]")
+        else:
+            elem[ax] = src
+    loops = [g.tmp("k") for _ in rest_axes]
+    for d, (k, ax) in enumerate(zip(loops, rest_axes)):
+        g.line("    " * (d + 1) + f"for {k} in range({r}.shape[{d + 1}]):")
+        elem[ax] = k
+    g.line("    " * (len(loops) + 1) + f"{r}[{', '.join([j, *loops])}] = "
+           f"{view}[{', '.join(elem[ax] for ax in range(vrank))}]")
     if len(aval.shape) != len(bshape) + len(rest):  # infer and this disagree
         raise Unsupported("getitem: unexpected result rank")
     positions = [pos for pos, _, _ in groups]
@@ -312,9 +321,10 @@ def _gather_view(g, aval, name, view, vrank, groups):
         return [Val(name, aval)]
     nbr, nr = len(bshape), len(rest)
     front = bshape + rest
-    g.line(f"{r} = {r}.reshape({shape_expr(front)})")
+    f = g.tmp("r")
+    g.line(f"{f} = {r}.reshape({shape_expr(front)})")
     perm = [*range(nbr, nbr + at), *range(nbr), *range(nbr + at, nbr + nr)]
-    g.line(f"{name} = {permuted(r, perm)}")
+    g.line(f"{name} = {permuted(f, perm)}")
     return [Val(name, aval, contig=False)]
 
 

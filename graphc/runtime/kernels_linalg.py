@@ -11,13 +11,16 @@ Agreement with the interpreter (docs/runtime.md):
   the result dtype and reshaped as NumPy's own implementations do; SciPy's BLAS (Numba)
   and NumPy's may round differently, so results agree within BLAS rounding (the matmul
   tolerance);
-* float ``einsum`` accumulates each output element in order, in the result dtype;
-  NumPy's einsum uses SIMD partial sums (and FMA), so sums of 2+ terms agree within a
-  few ULP of the result's magnitude, not bit for bit. Pure transposes/diagonals are
-  exact.
+* ``einsum``: a two-operand contraction without batch or single-operand sums
+  (``ij,jk->ik``, ``i,i``, ``ij,kj->ki``) is one matrix product as tensordot; any
+  other spec is nested loops accumulating each output element in order, in the result
+  dtype. NumPy's einsum uses its own SIMD partial sums (and FMA), so float sums of 2+
+  terms agree within a few ULP of the terms' magnitude, not bit for bit. Pure
+  transposes/diagonals are exact.
 
-Bool results (NumPy's dot of bools is an OR of ANDs) and einsum's ``...`` are not
-compiled (``Unsupported``).
+Bool results (NumPy's dot of bools is an OR of ANDs) are counts of true products
+compared with 0 (``vdot``/einsum loops: ``np.bool_(acc + a * b)``, the same OR). einsum's
+``...`` is not compiled (``Unsupported``).
 """
 
 from __future__ import annotations
@@ -64,20 +67,27 @@ def _as_matrix(g, x: Val, perm, rows, cols, T) -> str:
 
 
 def _matmul(g, a2, b2, rows, cols, out_t) -> str:
-    """``a2 @ b2`` of C-contiguous matrices in ``out_t``: BLAS for floats, the
-    wraparound loop for ints."""
+    """``a2 @ b2`` of C-contiguous matrices (of ``_mat_t(out_t)``) in ``out_t``: BLAS for
+    floats, the wraparound loop for ints, an int64 count of true products for bools
+    (NumPy's bool dot is an OR of ANDs)."""
     r = g.tmp("mm")
     if out_t.kind == "f":
         g.line(f"{r} = np.dot({a2}, {b2})")
-    else:
-        g.line(f"{r} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), "
-               f"{np_type(out_t)}))")
+        return r
+    g.line(f"{r} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), "
+           f"{np_type(_mat_t(out_t))}))")
+    if out_t == np.bool_:
+        g.line(f"{r} = {r} != 0")
     return r
+
+
+def _mat_t(out_t):
+    return np.dtype(np.int64) if out_t == np.bool_ else out_t
 
 
 def _result_type(node):
     out_t = node.outputs[0].aval.dtype
-    if out_t.kind not in "iuf":
+    if out_t.kind not in "biuf":
         raise Unsupported(f"{node.op.name} producing {out_t}")
     return out_t
 
@@ -113,8 +123,8 @@ def _tensordot(g, node, ins, outs):
     M = _prod([a.dim(i) for i in free_a])
     K = _prod([a.dim(i) for i in axes_a])
     N = _prod([b.dim(i) for i in free_b])
-    a2 = _as_matrix(g, a, free_a + axes_a, M, K, out_t)
-    b2 = _as_matrix(g, b, axes_b + free_b, K, N, out_t)
+    a2 = _as_matrix(g, a, free_a + axes_a, M, K, _mat_t(out_t))
+    b2 = _as_matrix(g, b, axes_b + free_b, K, N, _mat_t(out_t))
     r = _matmul(g, a2, b2, M, N, out_t)
     dims = [a.dim(i) for i in free_a] + [b.dim(i) for i in free_b]
     return _finish(g, r, aval, dims, outs[0])
@@ -148,14 +158,13 @@ def _inner(g, node, ins, outs):
     _check_eq(g, k, b.dim(nb - 1), "inner")
     A = _prod([a.dim(i) for i in range(na - 1)])
     B = _prod([b.dim(i) for i in range(nb - 1)])
-    a2 = _as_matrix(g, a, list(range(na)), A, k, out_t)
-    b2 = _as_matrix(g, b, list(range(nb)), B, k, out_t)
-    r = g.tmp("mm")
+    a2 = _as_matrix(g, a, list(range(na)), A, k, _mat_t(out_t))
+    b2 = _as_matrix(g, b, list(range(nb)), B, k, _mat_t(out_t))
     if out_t.kind == "f":
+        r = g.tmp("mm")
         g.line(f"{r} = np.dot({a2}, {b2}.T)")
     else:
-        g.line(f"{r} = H.int_matmul({a2}, {b2}.T.copy(), np.empty(({A}, {B}), "
-               f"{np_type(out_t)}))")
+        r = _matmul(g, a2, f"{b2}.T.copy()", A, B, out_t)
     dims = [a.dim(i) for i in range(na - 1)] + [b.dim(i) for i in range(nb - 1)]
     return _finish(g, r, aval, dims, outs[0])
 
@@ -232,6 +241,31 @@ def _parse(spec: str, ranks):
     return terms, out
 
 
+def _as_matmul(g, ins, terms, out, dim, out_t, o) -> bool:
+    """A two-operand einsum whose every label is either contracted (in both operands,
+    not in the output) or free (in one operand and the output) is one matrix product,
+    as tensordot: emit it and return True (else False: the loops below)."""
+    if len(ins) != 2 or any(x.scalar or len(set(t)) != len(t) for x, t in zip(ins, terms)):
+        return False
+    ta, tb = terms
+    if any((c in ta) + (c in tb) + (c in out) != 2 for c in ta + tb):
+        return False
+    ks = [c for c in ta if c not in out]
+    fa, fb = [c for c in ta if c in out], [c for c in tb if c in out]
+    M, K, N = (_prod([dim[c] for c in cs]) for cs in (fa, ks, fb))
+    a2 = _as_matrix(g, ins[0], [ta.index(c) for c in fa + ks], M, K, _mat_t(out_t))
+    b2 = _as_matrix(g, ins[1], [tb.index(c) for c in ks + fb], K, N, _mat_t(out_t))
+    r = _matmul(g, a2, b2, M, N, out_t)
+    if not out:
+        g.line(f"{o} = {r}[0, 0]")
+        return True
+    g.line(f"{o} = {r}.reshape({shape_expr([dim[c] for c in fa + fb])})")
+    perm = [(fa + fb).index(c) for c in out]
+    if perm != list(range(len(out))):
+        g.line(f"{o} = {permuted(o, perm)}.copy()")
+    return True
+
+
 @emitter("einsum")
 def _einsum(g, node, ins, outs):
     """np.einsum as nested loops: output labels outside, contracted labels inside, the
@@ -248,6 +282,8 @@ def _einsum(g, node, ins, outs):
                 dim[c] = x.dim(i)
     inner = [c for c in dict.fromkeys("".join(terms)) if c not in out]
     o = outs[0]
+    if _as_matmul(g, ins, terms, out, dim, out_t, o):
+        return [Val(o, aval)]
     res = g.tmp("r")
     if out:
         g.line(f"{res} = np.empty({shape_expr([dim[c] for c in out])}, {T})")

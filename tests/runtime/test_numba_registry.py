@@ -40,27 +40,6 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 # signature and source location stripped). Such a node runs on the interpreter (as its
 # own segment, see graphc/runtime/segments.py).
 NOT_COMPILED = {
-    "arange": "no Numba kernel for op arange",
-    "argsort": "no Numba kernel for op argsort",
-    "argwhere": "no Numba kernel for op argwhere",
-    "einsum": "no Numba kernel for op einsum",
-    "gather": "no Numba kernel for op gather",
-    "inner": "no Numba kernel for op inner",
-    "linspace": "no Numba kernel for op linspace",
-    "pad": "no Numba kernel for op pad",
-    "range": "no Numba kernel for op range",
-    "repeat": "no Numba kernel for op repeat",
-    "sort": "no Numba kernel for op sort",
-    "split": "no Numba kernel for op split",
-    "std": "no Numba kernel for op std",
-    "take": "no Numba kernel for op take",
-    "take_along_axis": "no Numba kernel for op take_along_axis",
-    "tensor_scatter_nd_update": "no Numba kernel for op tensor_scatter_nd_update",
-    "tensordot": "no Numba kernel for op tensordot",
-    "tile": "no Numba kernel for op tile",
-    "trace": "no Numba kernel for op trace",
-    "var": "no Numba kernel for op var",
-    "vdot": "no Numba kernel for op vdot",
 }
 
 OPS = sorted(name for name, op in all_ops().items()
