@@ -13,6 +13,8 @@ import inspect
 import warnings
 import weakref
 
+import numpy as np
+
 from graphc import config
 from graphc.errors import RetracingWarning
 from graphc.tracer import nest, source_info, trace
@@ -27,6 +29,8 @@ from graphc.tracer.signature import (
     structure_key,
 )
 from graphc.tracer.tensor import Tensor
+
+_ndarray = np.ndarray
 
 MAX_CONCRETE_FUNCTIONS = 128  # per Function; least recently used traces are dropped
 RETRACE_WINDOW = 10  # calls looked at for the retracing warning
@@ -71,6 +75,7 @@ class Function:
         self.retrace_reasons: list[str] = []
         self._last = None  # (key, concrete): the dispatch fast path
         self._fast = None  # (key, concrete) when the last call passed only eager tensors
+        # or ndarrays
         if self._input_signature is not None:
             self._check_signature_arity()
         _all_functions.add(self)
@@ -113,8 +118,9 @@ class Function:
         fast = self._fast
         if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
             a = args[0]  # one tensor argument: the commonest hot call, no loop
-            if type(a) is Tensor:
-                arr = a._np
+            t = type(a)
+            if t is Tensor or t is _ndarray:
+                arr = a._np if t is Tensor else a
                 k = fast[0][0]
                 if arr is not None and arr.shape == k[1] and arr.dtype == k[0]:
                     self._recent.append(False)
@@ -124,9 +130,10 @@ class Function:
             # instead of building the key (the cached-call hot path)
             arrays = []
             for a, k in zip(args, fast[0]):
-                if type(a) is not Tensor:
+                t = type(a)
+                if t is not Tensor and t is not _ndarray:
                     break
-                arr = a._np
+                arr = a._np if t is Tensor else a
                 if arr is None or arr.shape != k[1] or arr.dtype != k[0]:
                     break
                 arrays.append(arr)
@@ -176,7 +183,8 @@ class Function:
             else:
                 self._recent.append(False)
         self._last = (key, concrete)
-        tensor_args = all(type(a) is Tensor and a._np is not None for a in flat_args)
+        tensor_args = all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
+                          for a in flat_args)
         self._fast = (key, concrete) if tensor_args and len(flat_args) == len(
             self._params) and self._simple else None
         return concrete
