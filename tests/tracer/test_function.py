@@ -517,3 +517,20 @@ def test_tracing_errors_show_user_frames_not_graphc_internals(monkeypatch):
         f(gc.constant([1.0, 2.0]))
     files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
     assert len([n for n in files if "/graphc/" in n and "/tests/" not in n]) > 1
+
+
+def test_ndarray_and_tensor_arguments_share_traces_on_the_fast_path():
+    @gc.function
+    def f(x, y):
+        return x * y
+
+    a = np.arange(3.0)
+    f(a, a)
+    f(gc.constant(a), a)              # same key: tensors and ndarrays are both tensors
+    out = f(a + 1, a)                 # the fast path (last signature) with new values
+    np.testing.assert_array_equal(np.asarray(out), (a + 1) * a)
+    assert f.tracing_count == 1
+    f(np.arange(4.0), np.arange(4.0))  # new shape: the fast path falls through to a trace
+    f(a.astype(np.float32), a)         # new dtype
+    assert f.tracing_count == 3
+    np.testing.assert_array_equal(np.asarray(f(a[::-1], a)), a[::-1] * a)  # strided view
