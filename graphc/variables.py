@@ -295,7 +295,7 @@ def _delegate(name):
     return method
 
 
-for _name in ("add sub mul truediv floordiv mod pow matmul and or xor").split():
+for _name in ("add sub mul truediv floordiv mod divmod pow matmul and or xor").split():
     setattr(Variable, f"__{_name}__", _delegate(f"__{_name}__"))
     setattr(Variable, f"__r{_name}__", _delegate(f"__r{_name}__"))
 for _name in ("eq ne lt le gt ge neg pos abs invert").split():

@@ -61,6 +61,8 @@ def test_usable_wherever_a_tensor_is():
     assert float(gc.Variable(2.5)) == 2.5 and f"{gc.Variable(2.5):.1f}" == "2.5"
     m = gc.Variable(np.eye(2, dtype=np.float32))
     assert (m @ np.ones((2, 1), np.float32)).shape == (2, 1)
+    q, r = divmod(gc.Variable(7), 2)
+    assert (int(q), int(r)) == (3, 1) and [int(t) for t in divmod(9, gc.Variable(7))] == [1, 2]
 
 
 @pytest.mark.parametrize("use", [
