@@ -20,16 +20,15 @@ Agreement with the interpreter (docs/runtime.md):
 
 Bool results (NumPy's dot of bools is an OR of ANDs) are counts of true products
 compared with 0 (``vdot``/einsum loops: ``np.bool_(acc + a * b)``, the same OR). einsum's
-``...`` is not compiled (``Unsupported``).
+``...`` becomes fresh labels (equal dims; size-1 broadcasting falls back at run time).
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import string
 
 import numpy as np
 
-from graphc.runtime import kernels_reduce
 from graphc.runtime.kernels import (
     Unsupported,
     Val,
@@ -39,6 +38,7 @@ from graphc.runtime.kernels import (
     permuted,
     shape_expr,
 )
+from graphc.runtime.kernels_array import _finish, _sum
 from graphc.tracer.ir import Aval
 
 
@@ -90,15 +90,6 @@ def _result_type(node):
     if out_t.kind not in "biuf":
         raise Unsupported(f"{node.op.name} producing {out_t}")
     return out_t
-
-
-def _finish(g, res, aval, dims, o):
-    if not aval.shape:
-        g.line(f"{o} = {res}.reshape(-1)[0]")
-    else:
-        dims = [str(d) if d is not None else s for d, s in zip(aval.shape, dims)]
-        g.line(f"{o} = {res}.reshape({shape_expr(dims)})")
-    return [Val(o, aval)]
 
 
 @emitter("tensordot")
@@ -217,28 +208,33 @@ def _trace(g, node, ins, outs):
     g.line(f"for _r in range({R}):")
     g.line(f"    for _i in range({k}):")
     g.line(f"        {d}[_r, _i] = {m}[_r, _i + {r0}, _i + {c0}]")
-    sum_node = SimpleNamespace(op=SimpleNamespace(name="sum"),
-                               attrs={"axis": 1, "keepdims": False},
-                               outputs=[SimpleNamespace(aval=Aval((None,), aval.dtype))])
-    dv = Val(d, Aval((None, None), x.aval.dtype), contig=True)
-    s = kernels_reduce._reduce(g, sum_node, [dv], [g.tmp("s")])[0]
+    s = _sum(g, Val(d, Aval((None, None), x.aval.dtype)), (1,), False, aval.dtype, (None,))
     return _finish(g, s.name, aval, [x.dim(i) for i in rest], outs[0])
 
 
 # --------------------------------------------------------------------------- einsum
 def _parse(spec: str, ranks):
-    """(input label strings, output labels) of an explicit or implicit spec."""
+    """(input label strings, output labels) of an explicit or implicit spec; ``...`` is
+    spelled out as fresh labels aligned to the right (its dims must then be equal at run
+    time: size-1 broadcasting raises there and the interpreter computes it)."""
     spec = spec.replace(" ", "")
-    if "." in spec:
-        raise Unsupported("einsum with '...' (broadcast dims)")
     ins, arrow, out = spec.partition("->")
     terms = ins.split(",")
-    if len(terms) != len(ranks) or any(len(t) != r for t, r in zip(terms, ranks)):
+    if len(terms) != len(ranks):
+        raise Unsupported("einsum subscripts do not match the operands")
+    fresh = [c for c in string.ascii_letters if c not in spec]
+    n_ell = max([r - len(t.replace("...", "")) for t, r in zip(terms, ranks)
+                 if "..." in t] or [0])
+    ell = "".join(fresh[:n_ell])
+    terms = [t.replace("...", ell[n_ell - (r - len(t) + 3):] if r - len(t) + 3 else "")
+             if "..." in t else t for t, r in zip(terms, ranks)]
+    if any(len(t) != r or "." in t for t, r in zip(terms, ranks)):
         raise Unsupported("einsum subscripts do not match the operands")
     if not arrow:
         joined = "".join(terms)
-        out = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
-    return terms, out
+        out = ell + "".join(sorted(c for c in set(joined) if joined.count(c) == 1
+                                   and c not in ell))
+    return terms, out.replace("...", ell)
 
 
 def _as_matmul(g, ins, terms, out, dim, out_t, o) -> bool:
