@@ -45,6 +45,10 @@ def _row_call(op, row, in_t, acc_t, chunked) -> str:
     T = np_type(acc_t)
     if op in ("sum", "mean"):
         if acc_t.kind == "f":
+            if np.promote_types(acc_t, in_t) != acc_t:
+                # ``zero + a[i]`` would add in Numba's wider type (float32 + int32 or
+                # + float64 is float64); NumPy adds in the accumulator's dtype
+                row = f"{row}.astype({T})"
             return f"H.pairwise_sum({row}, {T}(0), {chunked})"
         # integers: any order gives the same bits; cast the row where NumPy would
         row = row if in_t == acc_t else f"{row}.astype({T})"

@@ -204,7 +204,10 @@ def test_reductions():
         out += [("isum", g.sum(i, axis=None)), ("isum1", g.sum(i, axis=1)),
                 ("imean", g.mean(i, axis=0)), ("imax", g.max(i, axis=2)),
                 ("isum_i32", g.sum(i, axis=1, dtype=I32)),
-                ("fsum_f64", g.sum(x, axis=2, dtype=F64))]
+                ("fsum_f64", g.sum(x, axis=2, dtype=F64)),
+                # a narrower accumulator: NumPy adds in float32, not in float64
+                ("dsum_f32", g.sum(g.multiply(x, np.asarray(1.1, F64)), axis=2, dtype=F32)),
+                ("isum_f32", g.sum(g.multiply(i, i), axis=2, dtype=F32))]
         return out
 
     graph, labels = build("reduce", [((7, 30, 300), F32), ((7, 30, 300), I32)], body)

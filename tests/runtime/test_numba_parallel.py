@@ -48,7 +48,7 @@ def _broadcast_graph():
     """Every operand kind of the rows x last-dim loop (loops._row_kinds) at once."""
     def body(g, x, bias, col, one, t):
         y = g.multiply(g.add(x, bias), col)                 # full, row, col
-        z = g.subtract(g.tanh(y), one)                      # one element
+        z = g.multiply(g.tanh(y), one)                      # one element
         return [("full-row-col", y), ("tanh", z),
                 ("strided", g.add(g.transpose(t), bias)),    # a transposed operand: N-d loop
                 ("int", g.add(g.floor_divide(x, np.asarray(3.0, F32)), bias))]
