@@ -82,8 +82,9 @@ def _linked_sources() -> str:
     Numba's cache of a program does not notice when they change, so the directory does."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    vmath = sorted(n for n in os.listdir(here) if n.startswith("vmath") and n.endswith(".py"))
-    for name in ("numba_helpers.py", *vmath):
+    linked = sorted(n for n in os.listdir(here)
+                    if n.startswith(("vmath", "numba_helpers")) and n.endswith(".py"))
+    for name in linked:
         with contextlib.suppress(OSError), open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:8]

@@ -1,0 +1,164 @@
+"""Numba-compiled helpers for the array, linalg and indexing kernels (sort, pad,
+checked gathers and scatters), re-exported by ``numba_helpers`` (programs call them as
+``H.name``). ``cache.version_tag`` hashes this file too: programs link its code in.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, error_model="numpy", nogil=True)
+
+# --- array/linalg helpers
+# (kernels_array: stable sorts, pad index maps)
+@_jit
+def sort_rows(m, out, want_index):
+    """Stable sort (``want_index``: argsort) of every ``m[p, :, q]`` of a 3-D array into
+    the same place of ``out``. Numba's mergesort argsort is stable and puts NaNs last,
+    as NumPy's (checked against np.argsort(kind='stable') by the tests)."""
+    n = m.shape[1]
+    row = np.empty(n, m.dtype)
+    for p in range(m.shape[0]):
+        for q in range(m.shape[2]):
+            for i in range(n):
+                row[i] = m[p, i, q]
+            idx = np.argsort(row, kind="mergesort")
+            for i in range(n):
+                if want_index:
+                    out[p, i, q] = idx[i]
+                else:
+                    out[p, i, q] = row[idx[i]]
+    return out
+
+
+@_jit
+def pad_map(n, before, after, mode):
+    """The source index of each position of an axis of size ``n`` padded by ``before``
+    and ``after`` (np.pad's modes 0 constant (-1: the constant), 1 edge, 2 reflect,
+    3 symmetric, 4 wrap; repeated reflections are periodic, as in np.pad)."""
+    if n == 0 and mode != 0 and before + after > 0:
+        raise ValueError("can't extend empty axis using modes other than 'constant'")
+    out = np.empty(n + before + after, np.int64)
+    for i in range(out.shape[0]):
+        j = i - before
+        if 0 <= j < n:
+            out[i] = j
+        elif mode == 0:
+            out[i] = -1
+        elif mode == 1:
+            out[i] = 0 if j < 0 else n - 1
+        elif mode == 2:
+            if n == 1:
+                out[i] = 0
+            else:
+                p = 2 * n - 2
+                j %= p
+                out[i] = j if j < n else p - j
+        elif mode == 3:
+            j %= 2 * n
+            out[i] = j if j < n else 2 * n - 1 - j
+        else:
+            out[i] = j % n
+    return out
+
+
+# --- indexing helpers
+# Every index is checked before it is used (Numba does not bounds-check): a bad one raises
+# IndexError, and the executor reruns the interpreter, whose error names the node.
+@_jit
+def index_norm(a, n):
+    """The integer index array ``a`` (any shape and layout) as a flat int64 array in
+    [0, n): negative indices count from the end, as NumPy's; IndexError outside [-n, n)."""
+    out = np.empty(a.size, np.int64)
+    k = 0
+    for v in a.flat:
+        t = np.int64(v)  # uint64 wraps, as NumPy's cast to intp does
+        if t < 0:
+            t += n
+        if t < 0 or t >= n:
+            raise IndexError("index out of bounds")
+        out[k] = t
+        k += 1
+    return out
+
+
+@_jit
+def take4(p, idx, mode, out):
+    """``out[b, i, j, r] = p[b, i, idx[b, j], r]``: np.take / tf.gather on (batch, pre,
+    n, post) views. ``mode`` 0: NumPy's "raise" (negatives from the end), 1 "wrap",
+    2 "clip", 3 TensorFlow's (negatives are errors)."""
+    n = p.shape[2]
+    nb, m = idx.shape
+    if n == 0 and m > 0 and nb > 0:
+        raise IndexError("cannot take from an empty axis")
+    ix = np.empty((nb, m), np.int64)
+    for b in range(nb):
+        for j in range(m):
+            t = np.int64(idx[b, j])
+            if mode == 1:
+                t = t % n
+            elif mode == 2:
+                t = min(max(t, 0), n - 1)
+            else:
+                if t < 0 and mode == 0:
+                    t += n
+                if t < 0 or t >= n:
+                    raise IndexError("index out of bounds")
+            ix[b, j] = t
+    for b in range(nb):
+        for i in range(p.shape[1]):
+            for j in range(m):
+                t = ix[b, j]
+                for r in range(p.shape[3]):
+                    out[b, i, j, r] = p[b, i, t, r]
+
+
+@_jit
+def along3(a, idx, out):
+    """``out[i, j, r] = a[i, idx[i, j, r], r]``: np.take_along_axis on (pre, n, post)
+    views (negative indices count from the end)."""
+    n = a.shape[1]
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            for r in range(idx.shape[2]):
+                t = np.int64(idx[i, j, r])
+                if t < 0:
+                    t += n
+                if t < 0 or t >= n:
+                    raise IndexError("index out of bounds")
+                out[i, j, r] = a[i, t, r]
+
+
+@_jit
+def argwhere(a):
+    """np.argwhere: int64 coordinates (count, a.ndim) of the nonzero elements, C order."""
+    count = 0
+    for v in a.flat:
+        if v != 0:
+            count += 1
+    out = np.empty((count, a.ndim), np.int64)
+    k = 0
+    for ix in np.ndindex(a.shape):
+        if a[ix] != 0:
+            for d in range(a.ndim):
+                out[k, d] = ix[d]
+            k += 1
+    return out
+
+
+@_jit
+def scatter_nd(out, idx, upd, dims):
+    """tf.tensor_scatter_nd_update into ``out`` (rows, inner), the copied tensor: row
+    ``q`` of ``upd`` goes to the row addressed by ``idx[q, :k]`` in the tensor's first
+    ``k`` dims ``dims``; in order, so the last duplicate wins; no negative indices."""
+    k = idx.shape[1]
+    for q in range(idx.shape[0]):
+        lin = 0
+        for d in range(k):
+            t = np.int64(idx[q, d])
+            if t < 0 or t >= dims[d]:
+                raise IndexError("index out of bounds")
+            lin = lin * dims[d] + t
+        for s in range(out.shape[1]):
+            out[lin, s] = upd[q, s]
