@@ -16,7 +16,7 @@ import pytest
 from test_numba_backend import CACHE_DIR, F32, F64, I32, I64, U8, B, build, compare
 
 from graphc.errors import InvalidArgumentError, InvalidIndexError
-from graphc.runtime import numba_cpu
+from graphc.runtime import numba_cpu, runners
 from graphc.runtime.interpreter import run_graph
 
 RNG = np.random.default_rng(7)
@@ -53,7 +53,7 @@ def executor(graph):
 
 def run_compiled(ex, arrays):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(numba_cpu, "run_graph", _no_fallback)
+        mp.setattr(runners, "run_graph", _no_fallback)
         return ex(list(arrays))
 
 
