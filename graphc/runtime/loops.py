@@ -24,19 +24,19 @@ HUGEPAGE_BYTES = 1 << 22
 class ParallelSettings:
     """When a flat elementwise loop runs on every core (``numba.prange``).
 
-    ``min_size``: loops of at least this many elements (static size) are parallel. On
-    the 2-core development machine a parallel region costs 3-7 ms whenever another
-    process keeps one core busy (OpenMP waits for a descheduled worker), which was the
-    normal state there; prange then won only for compute-bound loops from 2^22 elements
-    (sigmoid 0.86x) and never for memory-bound ones (``x + 1`` 1.06x at 2^24). Quiet, it
-    wins from ~2^17. 2^22 keeps the loss under contention below ~2x of a >= 1.5 ms loop
-    while big loops get both cores (docs/runtime.md, ``bench_numba --parallel-sweep``).
-    Smaller or unknown-size loops stay serial, so their programs compile without
-    Numba's parfor passes (~1 s more per compile). ``GRAPHC_PARALLEL=0`` turns it off.
+    ``min_size``: loops of at least this many elements (static size) are parallel.
+    Measured with ``python -m benchmarks.bench_numba --parallel-sweep`` on the quiet
+    2-core machine (prange / serial): ``x + 1`` 0.91x at 2^16, 0.70x at 2^17, 0.42x at
+    2^18, ~0.5x above; the sigmoid 0.90x at 2^14, 0.70-0.73x from 2^17. 2^18 takes the
+    clear wins with a margin. The cost is on a *busy* machine: while another process
+    keeps a core busy, a parallel region waits 3-7 ms for its descheduled worker
+    (docs/runtime.md has that sweep too), so a 2^18 loop can be several times slower
+    there; ``GRAPHC_PARALLEL=0`` turns prange off. Smaller or unknown-size loops stay
+    serial, so their programs compile without Numba's parfor passes (~1 s more).
     """
 
     enabled = os.environ.get("GRAPHC_PARALLEL", "1") != "0"
-    min_size = 1 << 22
+    min_size = 1 << 18
 
 
 parallel_settings = ParallelSettings()
