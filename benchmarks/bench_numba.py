@@ -10,6 +10,7 @@ cache directory (memory and disk cold; Numba's own helper caches may be warm).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from time import perf_counter, perf_counter_ns
@@ -17,7 +18,15 @@ from time import perf_counter, perf_counter_ns
 import numpy as np
 
 import graphc as gc
-from benchmarks.runner import Settings, fmt_ratio, fmt_time, measure, render_table
+from benchmarks import peers
+from benchmarks.runner import (
+    Settings,
+    fmt_ratio,
+    fmt_time,
+    measure,
+    optional_frameworks,
+    render_table,
+)
 from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt, np_power, power
 from graphc.runtime import loops, numba_cpu
 from graphc.runtime.interpreter import run_graph
@@ -53,21 +62,22 @@ def np_chain(x):
 
 def _workloads(quick: bool):
     rng = np.random.default_rng(0)
-    rows = [("x + 1, f32 scalar", plus_one, plus_one, np.asarray(3.0, np.float32), ())]
+    rows = [("x + 1, f32 scalar", "plus_one", plus_one, plus_one,
+             np.asarray(3.0, np.float32), ())]
     # the sigmoid at every fourth power of two: graphc must be <= NumPy at every size
     for n in (2**20,) if quick else (2**0, 2**4, 2**8, 2**12, 2**16, 2**20, 2**24):
-        rows.append((f"sigmoid f32[2^{n.bit_length() - 1}]", np_sigmoid, sigmoid,
+        rows.append((f"sigmoid f32[2^{n.bit_length() - 1}]", "sigmoid", np_sigmoid, sigmoid,
                      rng.standard_normal(n).astype(np.float32), ()))
     for n in (10**6,) if quick else (10**6, 10**7):
-        rows.append((f"20-op chain f32[1e{len(str(n)) - 1}]", np_chain, chain,
+        rows.append((f"20-op chain f32[1e{len(str(n)) - 1}]", "chain", np_chain, chain,
                      rng.standard_normal(n).astype(np.float32), ()))
-    rows.append(("power(x, 100), i32[10,10]", np_power, power,
+    rows.append(("power(x, 100), i32[10,10]", "power", np_power, power,
                  rng.integers(0, 3, (10, 10)).astype(np.int32), (100,)))
-    rows.append(("Newton sqrt f64[1e5], 7 iterations", np_newton_sqrt, newton_sqrt,
+    rows.append(("Newton sqrt f64[1e5], 7 iterations", "newton", np_newton_sqrt, newton_sqrt,
                  rng.uniform(1.0, 100.0, 10**5), ()))
     # NumPy column: the same Python on a Python int (NumPy scalars are slower)
-    rows.append(("Collatz steps of 837799", lambda n: collatz_steps(int(n)), collatz_steps,
-                 np.asarray(837799, np.int64), ()))
+    rows.append(("Collatz steps of 837799", "collatz", lambda n: collatz_steps(int(n)),
+                 collatz_steps, np.asarray(837799, np.int64), ()))
     return rows
 
 
@@ -101,38 +111,13 @@ def run(settings) -> str:
 
 
 def _run(settings) -> str:
+    jax = optional_frameworks().get("JAX")
     header = ["workload", "NumPy", "interpreter", "numba", "numba/NumPy", "numba/interp",
-              "compile"]
+              "compile", *(["JAX jit", "numba/JAX"] if jax else [])]
     rows, notes = [], []
-    for label, np_fn, py_fn, arr, extra in _workloads(settings.quick):
-        graph = gc.function(py_fn).get_concrete_function(
-            gc.constant(arr, dtype=arr.dtype), *extra).optimized_graph
-        t0 = perf_counter()
-        ex = numba_cpu.executor_for(graph)
-        compile_s = perf_counter() - t0
-        if ex.backend != "numba":
-            notes.append(f"{label}: NOT compiled: {'; '.join(ex.reasons)}")
-        cases = {
-            "NumPy": (np_fn, (arr, *extra)),
-            "interp": (run_graph, (graph, [arr])),
-            "numba": (ex, ([arr],)),
-        }
-        t = measure(cases, settings)
-        rows.append([label, fmt_time(t["NumPy"]), fmt_time(t["interp"]), fmt_time(t["numba"]),
-                     fmt_ratio(t["numba"] / t["NumPy"]), fmt_ratio(t["numba"] / t["interp"]),
-                     f"{compile_s:.2f} s"])
-        if "chain" in label:
-            floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
-            notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
-                         f"{fmt_time(floor)}")
-        if "Collatz" in label or "Newton" in label or label.startswith("x + 1"):
-            # the whole gc.function call too: dispatch + compiled program
-            fn = gc.function(py_fn)
-            x = gc.constant(arr, dtype=arr.dtype)
-            fn(x)
-            call = measure({"call": (fn, (x,))}, settings)["call"]
-            notes.append(f"{label}: gc.function call (dispatch + compiled program) "
-                         f"{fmt_time(call)}")
+    with peers.x64(jax) if jax else contextlib.nullcontext():
+        for row in _workloads(settings.quick):
+            _row(settings, jax, *row, rows, notes)
     notes = [
         "numba = numba_cpu.executor_for(optimized_graph)(arrays); exp/sigmoid/... use "
         "graphc.runtime.vmath (vectorized); loops of >= "
@@ -140,10 +125,51 @@ def _run(settings) -> str:
         f"{_threads()} threads",
         "interpreter = graphc.runtime.interpreter.run_graph(optimized_graph, arrays)",
         "compile = executor_for() in a fresh cache directory (codegen + Numba compile)",
+        *(["JAX jit = jax.jit of the same workload (lax.while_loop for the loops), "
+           "block_until_ready included; TensorFlow is not timed in this table"] if jax else []),
         *notes,
     ]
     return render_table("numba: compiled program vs NumPy and the interpreter",
                         header, rows, tuple(notes))
+
+
+def _row(settings, jax, label, kind, np_fn, py_fn, arr, extra, rows, notes) -> None:
+    graph = gc.function(py_fn).get_concrete_function(
+        gc.constant(arr, dtype=arr.dtype), *extra).optimized_graph
+    t0 = perf_counter()
+    ex = numba_cpu.executor_for(graph)
+    compile_s = perf_counter() - t0
+    if ex.backend != "numba":
+        notes.append(f"{label}: NOT compiled: {'; '.join(ex.reasons)}")
+    cases = {
+        "NumPy": (np_fn, (arr, *extra)),
+        "interp": (run_graph, (graph, [arr])),
+        "numba": (ex, ([arr],)),
+    }
+    peer = peers.jax_case(jax, kind, arr, extra) if jax else None
+    if peer is not None:
+        cases["JAX"] = peer
+    t = measure(cases, settings)
+    jax_cells = []
+    if jax:
+        jax_cells = [fmt_time(t["JAX"]), fmt_ratio(t["numba"] / t["JAX"])] if peer \
+            else ["—", "—"]
+    rows.append([label, fmt_time(t["NumPy"]), fmt_time(t["interp"]), fmt_time(t["numba"]),
+                 fmt_ratio(t["numba"] / t["NumPy"]), fmt_ratio(t["numba"] / t["interp"]),
+                 f"{compile_s:.2f} s", *jax_cells])
+    if "chain" in label:
+        floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
+        notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
+                     f"{fmt_time(floor)}")
+    if kind in ("plus_one", "newton", "collatz"):
+        # the whole gc.function call too: dispatch + compiled program
+        fn = gc.function(py_fn)
+        x = gc.constant(arr, dtype=arr.dtype)
+        fn(x)
+        call = measure({"call": (fn, (x,))}, settings)["call"]
+        vs = f" ({fmt_ratio(call / t['JAX'])} of the jax.jit call)" if peer else ""
+        notes.append(f"{label}: gc.function call (dispatch + compiled program) "
+                     f"{fmt_time(call)}{vs}")
 
 
 def _threads() -> int:
