@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR, build, check, compare
+from test_numba_backend import build, check, compare
 
 from graphc.errors import InvalidArgumentError
-from graphc.runtime import numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
@@ -24,13 +23,7 @@ F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
 RNG = np.random.default_rng(7)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def data(shape, dtype, special=False):

@@ -9,8 +9,6 @@ and float matmul by BLAS rounding.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -34,18 +32,9 @@ TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin"
 ULP_TOL = 4
 
 
-# One cache directory shared by every run of these tests, so only the first run pays
-# for the compiles (the cache tests in test_numba_cache.py use fresh directories).
-CACHE_DIR = os.path.join(tempfile.gettempdir(), f"graphc-test-cache-{os.getuid()}")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 class G:

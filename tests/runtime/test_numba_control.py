@@ -10,22 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR, check
+from test_numba_backend import check
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime import numba_cpu
 
 RNG = np.random.default_rng(1)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def seeds(n, a):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR, F32, F64, I32, I64, U8, B, build, compare
+from test_numba_backend import F32, F64, I32, I64, U8, B, build, compare
 
 from graphc.errors import InvalidArgumentError, InvalidIndexError
 from graphc.runtime import numba_cpu, runners
@@ -28,13 +28,7 @@ def A(k):
     return ("array", k)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 class Fallback(Exception):

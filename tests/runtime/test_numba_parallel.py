@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR, build, check, compare, floats
+from test_numba_backend import build, check, compare, floats
 
-from graphc.runtime import loops, numba_cpu
+from graphc.runtime import loops
 
 F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def _graph():

@@ -9,7 +9,6 @@ import threading
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR
 
 import graphc as gc
 from graphc.runtime import numba_cpu, recycle
@@ -17,10 +16,7 @@ from graphc.runtime import numba_cpu, recycle
 N = 1 << 20
 
 
-@pytest.fixture(autouse=True)
-def _eager_compile(monkeypatch):
-    monkeypatch.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    monkeypatch.setattr(numba_cpu.settings, "mode", "eager")
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def _executor(fn, x):

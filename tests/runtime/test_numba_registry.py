@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR, ULP_TOL, compare
+from test_numba_backend import ULP_TOL, compare
 
 from graphc.ops.registry import all_ops, bind
 from graphc.runtime import numba_cpu
@@ -46,13 +46,7 @@ OPS = sorted(name for name, op in all_ops().items()
              if name not in COVERED_ELSEWHERE and not op.stateful)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def _bind_sample(ctx, name, k=0):

@@ -8,21 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR
 
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.errors import FallbackError, FallbackWarning
-from graphc.runtime import numba_cpu
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _eager_compile():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def make(backend, jit_compile=False):

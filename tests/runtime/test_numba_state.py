@@ -12,17 +12,11 @@ import warnings
 
 import numpy as np
 import pytest
-from test_numba_backend import CACHE_DIR
 
 import graphc as gc
-from graphc.runtime import numba_cpu
 from graphc.tracer import nest
 
-
-@pytest.fixture(autouse=True)
-def _eager_compile(monkeypatch):
-    monkeypatch.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    monkeypatch.setattr(numba_cpu.settings, "mode", "eager")
+pytestmark = pytest.mark.usefixtures("eager_compile")
 
 
 def both(make, args_list, whole=True):

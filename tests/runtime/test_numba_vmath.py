@@ -11,9 +11,6 @@ double for float64), and NumPy's own ufunc. Bounds are the measured maxima (docs
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import numpy as np
 import pytest
 
@@ -22,7 +19,6 @@ from graphc.runtime import numba_cpu
 from graphc.tracer.ir import Aval
 from graphc.tracer.trace import TraceContext
 
-CACHE_DIR = os.path.join(tempfile.gettempdir(), f"graphc-test-cache-{os.getuid()}")
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 N = 300_000  # per sweep; each dtype and function gets ~4 N values
 
@@ -96,12 +92,9 @@ def reference(name, x, wide):
 
 
 @pytest.fixture(scope="module")
-def results():
+def results(eager_compile):
     """(name, dtype) -> (x, compiled result); one program per function (both dtypes):
     one program holding all of them compiled 4x slower than these together (40 s)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
-    mp.setattr(numba_cpu.settings, "mode", "eager")
     done = {}
 
     def get(name, dtype):
@@ -123,8 +116,7 @@ def results():
             done[name, F32], done[name, F64] = zip(xs, ys)
         return done[name, dtype]
 
-    yield get
-    mp.undo()
+    return get
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
