@@ -22,7 +22,7 @@ from graphc.tracer.concrete import ConcreteFunction, trace_concrete
 from graphc.tracer.signature import (
     TensorSpec,
     check_against_spec,
-    diff_keys,
+    closest_diff,
     generalize,
     key_matches,
     specs_from_pattern,
@@ -230,15 +230,7 @@ class Function:
 
     # ---------------------------------------------------------------- diagnostics
     def _retrace_reasons(self, key) -> list[str]:
-        if not self._cache:
-            return []
-        names = [p.name for p in self._params]
-        best = None
-        for old in reversed(self._cache):  # ties go to the most recently used trace
-            reasons = diff_keys(names, old, key)
-            if best is None or len(reasons) < len(best):
-                best = reasons
-        return best or []
+        return closest_diff([p.name for p in self._params], reversed(self._cache), key)
 
     def _maybe_warn(self, reason):
         if sum(self._recent) < RETRACE_LIMIT:

@@ -162,6 +162,17 @@ def describe_key(key) -> str:
     return repr(key)
 
 
+def closest_diff(names, cached_keys, key) -> list[str]:
+    """Why ``key`` missed the cache: :func:`diff_keys` against the cached key it differs
+    from least (``cached_keys`` most recent first, which wins ties); [] when none."""
+    best = None
+    for old in cached_keys:
+        reasons = diff_keys(names, old, key)
+        if best is None or len(reasons) < len(best):
+            best = reasons
+    return best or []
+
+
 def diff_keys(names, old, new) -> list[str]:
     """Reasons ``new`` differs from ``old``, one per argument: ``argument 'n': ...``."""
     reasons = []
