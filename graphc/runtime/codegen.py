@@ -35,6 +35,7 @@ from graphc.runtime import (
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
     kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
+    kernels_matmul,  # noqa: F401  (registers matmul and dot)
     kernels_reduce,  # noqa: F401  (registers reduction emitters)
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)

@@ -1,4 +1,4 @@
-"""Numba kernels (as source) for reductions and matmul; registered into ``kernels.EMITTERS``.
+"""Numba kernels (as source) for reductions; registered into ``kernels.EMITTERS``.
 
 Reductions reproduce NumPy's summation order so float results match bit for bit in the
 common layouts: a reduction over the *trailing* axes of a C-contiguous array is NumPy's
@@ -172,44 +172,6 @@ def _reduce(g, node, ins, outs):
     dims = [d if d is not None else s for d, s in zip(dims, src_dims)]
     g.line(f"{o} = {final}.reshape({shape_expr(dims)})")
     return [Val(o, aval)]
-
-
-@emitter("matmul", "dot")
-def _matmul(g, node, ins, outs):
-    a, b = ins
-    aval = node.outputs[0].aval
-    out_t = aval.dtype
-    ra, rb = len(a.aval.shape), len(b.aval.shape)
-    if ra == 0 or rb == 0 or ra > 2 or rb > 2:
-        raise Unsupported(f"{node.op.name} of rank {ra} and {rb} operands (only 1-D/2-D "
-                          "are compiled so far)")
-    o = outs[0]
-    if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
-        # np.dot inside Numba calls BLAS gemm/gemv/dot
-        g.line(f"{o} = np.dot({contiguous(g, a)}, {contiguous(g, b)})")
-        return [Val(o, aval)]
-    if out_t == np.bool_ or out_t.kind not in "iuf":
-        raise Unsupported(f"{node.op.name} producing {out_t}")
-    T = np_type(out_t)
-    a2 = f"{contiguous(g, a)}.astype({T})" if a.aval.dtype != out_t else contiguous(g, a)
-    b2 = f"{contiguous(g, b)}.astype({T})" if b.aval.dtype != out_t else contiguous(g, b)
-    if ra == 1:
-        a2 = f"{a2}.reshape((1, {a.dim(0)}))"
-    if rb == 1:
-        b2 = f"{b2}.reshape(({b.dim(0)}, 1))"
-    rows = "1" if ra == 1 else a.dim(0)
-    cols = "1" if rb == 1 else b.dim(1)
-    g.line(f"{o} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), {T}))")
-    if ra == 1 or rb == 1:
-        if not aval.shape:
-            g.line(f"{o} = {o}[0, 0]")
-        else:
-            g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
-    return [Val(o, aval)]
-
-
-def _dims(aval, name):
-    return [str(d) if d is not None else f"{name}.size" for d in aval.shape]
 
 
 def _split_axis(g, x, axis):

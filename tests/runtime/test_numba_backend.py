@@ -238,6 +238,35 @@ def test_matmul_and_shape_ops():
     check(graph, labels, [a, b, v, i, j], tol=tol)
 
 
+def test_batched_matmul():
+    """A product per batch element: equal batch dims, or a shared 2-D operand."""
+    def body(g, a, b, c, i, j):
+        return [("bmm:ff", g.matmul(a, b)), ("bmm:shared", g.matmul(a, c)),
+                ("bmm:shared_left", g.matmul(g.transpose(c), g.transpose(a, axes=(0, 1, 3, 2)))),
+                ("bmm:ii", g.matmul(i, j)), ("bmm:if", g.matmul(i, g.cast(j, dtype=F64)))]
+
+    graph, labels = build("bmm", [((2, 3, 4, 5), F32), ((2, 3, 5, 6), F32), ((5, 2), F32),
+                                  ((3, 4, 4), I32), ((3, 4, 4), I32)], body)
+    a, b, c = (RNG.standard_normal(s).astype(np.float32) for s in ((2, 3, 4, 5), (2, 3, 5, 6),
+                                                                  (5, 2)))
+    i, j = (RNG.integers(-2**20, 2**20, (3, 4, 4), dtype=np.int32) for _ in range(2))
+    ex = check(graph, labels, [a, b, c, i, j], tol={k: 64 for k in labels if ":f" in k
+                                                     or "shared" in k})
+    assert "H.int_matmul" in ex.program.source and "np.dot(" in ex.program.source
+
+
+def test_batched_matmul_with_broadcast_batch_dims_is_reported():
+    def body(g, a, b):
+        return [("bcast_batch", g.matmul(a, b))]
+
+    graph, _labels = build("bmm_bcast", [((1, 4, 5), F32), ((3, 5, 6), F32)], body)
+    with pytest.warns(numba_cpu.FallbackWarning, match="batch dims"):
+        ex = numba_cpu.executor_for(graph)
+    a, b = RNG.standard_normal((1, 4, 5)), RNG.standard_normal((3, 5, 6))
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    np.testing.assert_array_equal(ex([a, b])[0], np.matmul(a, b))
+
+
 def test_unknown_dims_broadcast_at_run_time():
     """Shapes with unknown dims: the flat loop when shapes match, else the N-d loop."""
     def body(g, x, y):

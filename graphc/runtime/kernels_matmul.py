@@ -1,0 +1,104 @@
+"""Numba emitters (as source) for ``matmul`` and ``dot``; registered into ``kernels.EMITTERS``.
+
+* float operands of the result's dtype: ``np.dot`` inside Numba, which calls BLAS
+  (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
+* other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
+* batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
+  slice of the result (``np.dot(a, b, out)`` for floats), when every operand's batch dims
+  equal the result's (or the operand is 2-D and shared by all); other broadcasting of
+  batch dims and rank-1 operands next to batched ones are not compiled.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from graphc.runtime.kernels import Unsupported, Val, contiguous, emitter, np_type, shape_expr
+
+
+@emitter("matmul", "dot")
+def _matmul(g, node, ins, outs):
+    a, b = ins
+    aval = node.outputs[0].aval
+    out_t = aval.dtype
+    ra, rb = len(a.aval.shape), len(b.aval.shape)
+    if ra == 0 or rb == 0:
+        raise Unsupported(f"{node.op.name} of a 0-d operand")
+    if ra > 2 or rb > 2:
+        if node.op.name != "matmul":
+            raise Unsupported(f"dot of rank {ra} and {rb} operands (only 1-D/2-D compiled)")
+        return _batched(g, node, a, b, outs[0])
+    o = outs[0]
+    if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
+        # np.dot inside Numba calls BLAS gemm/gemv/dot
+        g.line(f"{o} = np.dot({contiguous(g, a)}, {contiguous(g, b)})")
+        return [Val(o, aval)]
+    if out_t == np.bool_ or out_t.kind not in "iuf":
+        raise Unsupported(f"{node.op.name} producing {out_t}")
+    T = np_type(out_t)
+    a2 = f"{contiguous(g, a)}.astype({T})" if a.aval.dtype != out_t else contiguous(g, a)
+    b2 = f"{contiguous(g, b)}.astype({T})" if b.aval.dtype != out_t else contiguous(g, b)
+    if ra == 1:
+        a2 = f"{a2}.reshape((1, {a.dim(0)}))"
+    if rb == 1:
+        b2 = f"{b2}.reshape(({b.dim(0)}, 1))"
+    rows = "1" if ra == 1 else a.dim(0)
+    cols = "1" if rb == 1 else b.dim(1)
+    g.line(f"{o} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), {T}))")
+    if ra == 1 or rb == 1:
+        if not aval.shape:
+            g.line(f"{o} = {o}[0, 0]")
+        else:
+            g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
+    return [Val(o, aval)]
+
+
+def _dims(aval, name):
+    return [str(d) if d is not None else f"{name}.size" for d in aval.shape]
+
+
+def _operand(g, x, batch, out_t):
+    """``x`` in the result dtype, C-contiguous, as ``(B, m, k)``; None for a 2-D operand
+    shared by every batch element."""
+    shape = x.aval.shape
+    src = contiguous(g, x)
+    if x.aval.dtype != out_t:
+        src = f"{src}.astype({np_type(out_t)})"
+    if len(shape) == 2:
+        return src, False
+    if tuple(shape[:-2]) != batch:
+        raise Unsupported(f"batched matmul whose batch dims {shape[:-2]} are not the "
+                          f"result's {batch}")
+    name = g.tmp("mm")
+    g.line(f"{name} = {src}.reshape(({math.prod(batch)}, {x.dim(len(shape) - 2)}, "
+           f"{x.dim(len(shape) - 1)}))")
+    return name, True
+
+
+def _batched(g, node, a, b, o):
+    aval = node.outputs[0].aval
+    out_t, shape = aval.dtype, aval.shape
+    if len(a.aval.shape) < 2 or len(b.aval.shape) < 2:
+        raise Unsupported("batched matmul with a 1-D operand")
+    batch = tuple(shape[:-2])
+    if None in batch:
+        raise Unsupported("batched matmul with unknown batch dims")
+    if out_t == np.bool_ or out_t.kind not in "iuf":
+        raise Unsupported(f"matmul producing {out_t}")
+    (a3, a_b), (b3, b_b) = _operand(g, a, batch, out_t), _operand(g, b, batch, out_t)
+    rows = a.dim(len(a.aval.shape) - 2)
+    cols = b.dim(len(b.aval.shape) - 1)
+    o3 = g.tmp("mo")
+    g.line(f"{o3} = np.empty(({math.prod(batch)}, {rows}, {cols}), {np_type(out_t)})")
+    g.line(f"for _b in range({o3}.shape[0]):")
+    lhs = f"{a3}[_b]" if a_b else a3
+    rhs = f"{b3}[_b]" if b_b else b3
+    if out_t.kind == "f":
+        g.line(f"    np.dot({lhs}, {rhs}, {o3}[_b])")
+    else:
+        g.line(f"    H.int_matmul({lhs}, {rhs}, {o3}[_b])")
+    dims = [str(d) for d in batch] + [rows, cols]
+    g.line(f"{o} = {o3}.reshape({shape_expr(dims)})")
+    return [Val(o, aval)]
