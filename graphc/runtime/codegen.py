@@ -36,7 +36,7 @@ from graphc.runtime import (
     kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
-    kernels_reduce,  # noqa: F401  (registers reduction emitters)
+    kernels_reduce,  # registers reduction emitters; fuses max/min into loops
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
 )
@@ -197,8 +197,11 @@ class _Gen(Loops):
         for v in g.outputs:
             self.uses[v.id] = self.uses.get(v.id, 0) + 1
         self.group = None  # the open fused loop (see loops.Loops)
+        self.done = set()  # nodes already emitted with an earlier one (a fused reduction)
         for node in g.nodes:
             self.line(f"# {node_signature(g, node)}")
+            if node in self.done:
+                continue
             try:
                 if any(v.aval.shape is None for v in node.inputs if not v.aval.is_token):
                     raise Unsupported("operand of unknown rank")
@@ -277,6 +280,12 @@ class _Gen(Loops):
             self._const(node, outs[0])
             return
         if node.op.name == "fused_elementwise":
+            red = kernels_reduce.fusable_reduction(self, node, ins)
+            if red is not None:  # the reduction is this loop's fold; its node is done
+                self.vals[red.outputs[0].id] = kernels_reduce.fused_reduction(
+                    self, node, red, ins)
+                self.done.add(red)
+                return
             results = self._fused(node, ins, outs)
             for v, val in zip(node.outputs, results):
                 self.vals[v.id] = val

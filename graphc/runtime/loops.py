@@ -61,6 +61,12 @@ class Loops:
     # -- loop fusion
     def _fused(self, node, ins, outs) -> list[Val]:
         """A ``fused_elementwise`` node (the fusion pass): its subgraph as one loop."""
+        steps, results = self.fused_steps(node)
+        return self.elementwise(ins, steps, results, outs)
+
+    @staticmethod
+    def fused_steps(node):
+        """A ``fused_elementwise`` node's subgraph as ``(steps, results)`` for a loop."""
         sub = node.attrs["subgraph"]
         where = {v.id: ("in", i) for i, v in enumerate(sub.inputs)}
         steps = []
@@ -76,7 +82,7 @@ class Loops:
             if kind != "step":
                 raise Unsupported("a fused subgraph returns one of its inputs")
             results.append(j)
-        return self.elementwise(ins, steps, results, outs)
+        return steps, results
 
     def _join(self, node) -> bool:
         """Add an elementwise node to the open fused loop (or open one); False if it can't.
@@ -159,16 +165,7 @@ class Loops:
         picks the steps stored to ``outs``. A single node is a one-step group; a fused
         group (the fusion pass) is several.
         """
-        g = self._n = self._n + 1
-        elem = [f"_x{g}_{j}" for j in range(len(ins))]
-        body = []
-        for s, (op, attrs, refs, aval) in enumerate(steps):
-            args, dts = [], []
-            for kind, j in refs:
-                args.append(elem[j] if kind == "in" else f"_s{g}_{j}")
-                dts.append(ins[j].aval.dtype if kind == "in" else steps[j][3].dtype)
-            expr = kernels.scalar_expr(op, attrs, dts, aval.dtype, args)
-            body.append(f"_s{g}_{s} = {expr}")
+        g, elem, body = self.loop_body(ins, steps)
         out_avals = [steps[s][3] for s in results]
         shape = out_avals[0].shape
         if not shape:  # every operand is a scalar: no loop at all
@@ -284,6 +281,22 @@ class Loops:
         for k, s_ in enumerate(results):
             self.line(f"_orow{g}_{k}[_k] = _s{g}_{s_}")
         self.depth -= 2
+
+    def loop_body(self, ins: list[Val], steps: list):
+        """``(g, elem, body)``: a fresh loop number ``g``, the names each operand's element
+        is read into (``_x{g}_{j}``) and the statements computing step ``s`` as
+        ``_s{g}_{s}``, each cast as NumPy's loop dtypes say."""
+        g = self._n = self._n + 1
+        elem = [f"_x{g}_{j}" for j in range(len(ins))]
+        body = []
+        for s, (op, attrs, refs, aval) in enumerate(steps):
+            args, dts = [], []
+            for kind, j in refs:
+                args.append(elem[j] if kind == "in" else f"_s{g}_{j}")
+                dts.append(ins[j].aval.dtype if kind == "in" else steps[j][3].dtype)
+            expr = kernels.scalar_expr(op, attrs, dts, aval.dtype, args)
+            body.append(f"_s{g}_{s} = {expr}")
+        return g, elem, body
 
     def _allocate(self, o, shp, aval, size) -> None:
         """``o = np.empty(shp)``; for a program result that may be big, last call's result

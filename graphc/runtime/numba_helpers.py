@@ -189,6 +189,9 @@ def _funkey(typingctx, k, like):
     return like(k, like), codegen
 
 
+float_key, key_float = _fkey, _funkey  # for programs: fused max/min loops (kernels_reduce)
+
+
 @_jit
 def famax(a):
     """np.max of a non-empty 1-D float array: NaN if any element is NaN."""
