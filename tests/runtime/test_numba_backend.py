@@ -289,10 +289,36 @@ def test_scalar_graph_and_noncontiguous_inputs():
         return [("y", y), ("m*y", g.multiply(m, y)), ("x", x), ("sum", g.sum(m))]
 
     graph, labels = build("scalar", [((), F32), ((3, 4), F32)], body)
-    m = RNG.standard_normal((4, 3)).astype(np.float32).T  # not C-contiguous
-    ex = check(graph, labels, [np.asarray(2.0, np.float32), m])
+    m = RNG.uniform(0.5, 1.0, (4, 3)).astype(np.float32).T  # not C-contiguous
+    # NumPy sums a non-contiguous array in memory order, the program in C order: with
+    # positive terms (no cancellation) the two differ by a few ULP at most
+    ex = check(graph, labels, [np.asarray(2.0, np.float32), m], tol={"sum": 8})
     out = ex([np.asarray(2.0, np.float32), m])
     assert out[0].shape == () and out[0].dtype == np.float32 and out[0] == 3.0
+
+
+def test_one_output_runner_checks_what_the_entry_point_trusts():
+    """The one-output runner calls the compiled entry point only for C-contiguous arrays
+    of the compiled ranks; anything else goes through Numba's dispatcher or the
+    interpreter, so the result is always run_graph's (value or error)."""
+    def body(g, m):  # cumsum indexes its input: a strided one read as C would be wrong
+        return [("rows", g.cumsum(m, axis=1))]
+
+    graph, labels = build("one_out", [((3, 4), F32)], body)
+    m = RNG.standard_normal((3, 4)).astype(np.float32)
+    ex = check(graph, labels, [m])
+    cases = [m, RNG.standard_normal((4, 3)).astype(np.float32).T,  # not C-contiguous
+             m.reshape(12), m.reshape(1, 3, 4), m.astype(np.float64)]  # rank, dtype
+    for arg in cases:
+        try:
+            want = run_graph(graph, [arg])
+        except Exception as e:  # noqa: BLE001 - then the runner must raise the same
+            with pytest.raises(type(e)):
+                ex([arg])
+            continue
+        got = ex([arg])
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[0].dtype == want[0].dtype
 
 
 @pytest.mark.parametrize("compiled_part", [False, True])
