@@ -81,6 +81,29 @@ def _workloads(quick: bool):
     return rows
 
 
+def _peak_extra(fn, *args):
+    """Bytes the process's resident set grew to at most during one ``fn(*args)``
+    (Linux: the peak is reset through /proc/self/clear_refs); None elsewhere."""
+    from graphc.runtime import recycle
+
+    recycle.release_all()  # a fresh result, as on a first call
+
+    def status(key):
+        with open("/proc/self/status") as f:
+            return next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith(key))
+
+    try:
+        rss = status("VmRSS:")
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    out = fn(*args)
+    peak = status("VmHWM:")
+    del out
+    return peak - rss
+
+
 def _copy_bandwidth(n: int) -> float:
     """Bytes per ns of a float32 copy of ``n`` elements (read + write), best of a few."""
     src = np.ones(n, np.float32)
@@ -161,6 +184,15 @@ def _row(settings, jax, label, kind, np_fn, py_fn, arr, extra, rows, notes) -> N
         floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
         notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
                      f"{fmt_time(floor)}")
+        # measured as resident-set growth: meaningful where results come from fresh
+        # mmap'ed memory (glibc: 32 MiB and more), not from malloc's resident free lists
+        big = arr.nbytes >= 1 << 25
+        peaks = {"numba": _peak_extra(ex, [arr]), "NumPy": _peak_extra(np_fn, arr)} if big \
+            else {"": None}
+        if None not in peaks.values():
+            notes.append(f"{label}: peak extra memory of one call (result included, no "
+                         "recycled buffer): " + ", ".join(
+                             f"{k} {v / arr.nbytes:.2f}x the input" for k, v in peaks.items()))
     if kind in ("plus_one", "newton", "collatz"):
         # the whole gc.function call too: dispatch + compiled program
         fn = gc.function(py_fn)
