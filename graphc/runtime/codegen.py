@@ -191,9 +191,11 @@ class _Gen(Loops):
         """One block of statements per node, in graph order (fusing elementwise runs)."""
         g = self.graph
         self.uses: dict[int, int] = {}
+        self.readers: dict[int, list] = {}  # value id -> the nodes reading it
         for node in g.nodes:
             for v in node.inputs:
                 self.uses[v.id] = self.uses.get(v.id, 0) + 1
+                self.readers.setdefault(v.id, []).append(node)
         for v in g.outputs:
             self.uses[v.id] = self.uses.get(v.id, 0) + 1
         self.group = None  # the open fused loop (see loops.Loops)

@@ -314,8 +314,8 @@ def fusable_reduction(g, node, ins):
     if len(node.outputs) != 1 or g.uses.get(node.outputs[0].id) != 1:
         return None
     v = node.outputs[0]
-    readers = [n for n in g.graph.nodes if v in n.inputs]
-    if len(readers) != 1:
+    readers = g.readers.get(v.id, ())
+    if len(readers) != 1:  # the one use is a graph output
         return None
     red = readers[0]
     shape, dtype = v.aval.shape, v.aval.dtype
