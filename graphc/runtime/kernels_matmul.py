@@ -4,9 +4,9 @@
   (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
 * other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
-  slice of the result (``np.dot(a, b, out)`` for floats), when every operand's batch dims
-  equal the result's (or the operand is 2-D and shared by all); other broadcasting of
-  batch dims and rank-1 operands next to batched ones are not compiled.
+  slice of the result (``np.dot(a, b, out)`` for floats); an operand whose batch dims
+  broadcast is first copied out to the result's batch dims, a 2-D operand is shared by
+  all. Rank-1 operands next to batched ones are not compiled.
 """
 
 from __future__ import annotations
@@ -68,9 +68,15 @@ def _operand(g, x, batch, out_t):
         src = f"{src}.astype({np_type(out_t)})"
     if len(shape) == 2:
         return src, False
-    if tuple(shape[:-2]) != batch:
-        raise Unsupported(f"batched matmul whose batch dims {shape[:-2]} are not the "
-                          f"result's {batch}")
+    xb = tuple(shape[:-2])
+    if xb != batch:
+        pad = (1,) * (len(batch) - len(xb)) + xb
+        if len(xb) > len(batch) or any(d not in (1, b) for d, b in zip(pad, batch)):
+            raise Unsupported(f"batched matmul whose batch dims {xb} do not broadcast to "
+                              f"the result's {batch}")
+        # broadcast batch dims: a C-contiguous copy with the result's batch dims
+        full = [str(b) for b in batch] + [x.dim(len(shape) - 2), x.dim(len(shape) - 1)]
+        src = f"np.broadcast_to({src}, {shape_expr(full)}).copy()"
     name = g.tmp("mm")
     g.line(f"{name} = {src}.reshape(({math.prod(batch)}, {x.dim(len(shape) - 2)}, "
            f"{x.dim(len(shape) - 1)}))")

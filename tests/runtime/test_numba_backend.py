@@ -255,16 +255,25 @@ def test_batched_matmul():
     assert "H.int_matmul" in ex.program.source and "np.dot(" in ex.program.source
 
 
-def test_batched_matmul_with_broadcast_batch_dims_is_reported():
+def test_batched_matmul_with_unknown_batch_dims_is_reported():
     def body(g, a, b):
-        return [("bcast_batch", g.matmul(a, b))]
+        return [("unknown_batch", g.matmul(a, b))]
 
-    graph, _labels = build("bmm_bcast", [((1, 4, 5), F32), ((3, 5, 6), F32)], body)
-    with pytest.warns(numba_cpu.FallbackWarning, match="batch dims"):
+    graph, _labels = build("bmm_unknown", [((None, 4, 5), F32), ((5, 6), F32)], body)
+    with pytest.warns(numba_cpu.FallbackWarning, match="unknown batch dims"):
         ex = numba_cpu.executor_for(graph)
-    a, b = RNG.standard_normal((1, 4, 5)), RNG.standard_normal((3, 5, 6))
-    a, b = a.astype(np.float32), b.astype(np.float32)
+    a, b = (RNG.standard_normal(s).astype(np.float32) for s in ((3, 4, 5), (5, 6)))
     np.testing.assert_array_equal(ex([a, b])[0], np.matmul(a, b))
+
+
+def test_batched_matmul_broadcasting_batch_dims_compiles():
+    def body(g, a, b):
+        return [("bcast:f", g.matmul(a, b))]
+
+    graph, labels = build("bmm_bcast2", [((1, 4, 5), F32), ((2, 3, 5, 6), F32)], body)
+    a, b = (RNG.standard_normal(s).astype(np.float32) for s in ((1, 4, 5), (2, 3, 5, 6)))
+    ex = check(graph, labels, [a, b], tol={"bcast:f": 64})
+    assert "np.broadcast_to(" in ex.program.source
 
 
 def test_unknown_dims_broadcast_at_run_time():
