@@ -204,8 +204,14 @@ class Variable:
                                                      mode))
             # 0-d results come back as NumPy scalars: make them arrays again
             new = np.asarray(new, dtype=self._dtype)
-        new.flags.writeable = False
-        self._value = new
+        self._set(new)
+
+    def _set(self, value: np.ndarray) -> None:
+        """Store ``value`` (already checked, of the variable's dtype) as the new value;
+        read-only, since reads hand out this very array. The compiled runtime stores the
+        values its programs computed through here too (``runtime/runners.py``)."""
+        value.flags.writeable = False
+        self._value = value
 
     def __iadd__(self, other):
         raise RuntimeError(_INPLACE.format(op="+=", method="assign_add"))

@@ -1,11 +1,12 @@
 """The hot path around a compiled program: ``runner(dispatcher, program, graph)`` returns
 ``arrays -> list`` with ``interpreter.run_graph``'s contract.
 
-Three shapes, cheapest first: one output and nothing extra (``run_one``), constants
-passed after the inputs (``run``), and big results to recycle (``recycle.py``) or
-variables to pass in and store back (``kernels_state``) (``_general_runner``). Any
-exception from the program reruns the graph on the interpreter, whose error names the
-node and the user's line.
+Two shapes: one output and nothing passed after the inputs (``run_one``, the entry point
+called directly), and everything else (``run``: constants, the values of the variables
+the program uses (``kernels_state``), last call's big results to write into
+(``recycle.py``); the new variable values come back after the outputs and are stored
+only when the call succeeded). Any exception from the program reruns the graph on the
+interpreter, whose error names the node and the user's line.
 """
 
 from __future__ import annotations
@@ -32,15 +33,10 @@ def runner(dispatcher, program, graph):
     consts = program.consts
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
     asarray = np.asarray
-    if program.recycle or program.variables:
-        return _general_runner(dispatcher, program, graph)
-
-    def slow(arrays):
-        return _contiguous_retry(dispatcher, arrays, consts)
-
-    if not consts and program.scalar_outputs == (scalars[0][1] if scalars else None,):
-        # one output and no constant arguments, the common small case: no list building
-        # or argument concatenation (0.3 us of a 2 us call)
+    simple = not (consts or program.recycle or program.variables)
+    if simple and program.scalar_outputs == (scalars[0][1] if scalars else None,):
+        # one output and nothing passed after the inputs, the common small case: no list
+        # building or argument concatenation (0.3 us of a 2 us call)
         dt = program.scalar_outputs[0]
         entry, ranks = _entry_point(dispatcher), tuple(len(a.shape) for a in program.input_avals)
 
@@ -53,7 +49,7 @@ def runner(dispatcher, program, graph):
             try:
                 out = call(*arrays)
             except TypeError:
-                out = slow(arrays)
+                out = _contiguous_retry(dispatcher, arrays, ())
                 if out is None:
                     return run_graph(graph, arrays)
             except Exception:  # noqa: BLE001 - the interpreter raises the user-facing error
@@ -62,18 +58,37 @@ def runner(dispatcher, program, graph):
 
         return run_one
 
+    from graphc.runtime.recycle import Spares
+
+    spares = Spares(program.recycle) if program.recycle else None
+    variables = [ref.deref() for ref, _aval in program.variables]
+    written = [variables[k] for k in program.written]
+    n_out = len(graph.outputs)
+
     def run(arrays):
+        # after the inputs: constants, the variables' values, last call's spare results
+        extra = consts
         try:
-            out = list(dispatcher(*arrays, *consts))
+            if variables:
+                extra = (*extra, *_values(variables))
+            if spares:
+                extra = (*extra, *spares.take())
+            out = list(dispatcher(*arrays, *extra))
         except TypeError:
-            out = slow(arrays)
+            out = _contiguous_retry(dispatcher, arrays, extra)
             if out is None:
                 return run_graph(graph, arrays)
             out = list(out)
         except Exception:  # noqa: BLE001 - the interpreter raises the user-facing error
-            return run_graph(graph, arrays)
+            return run_graph(graph, arrays)  # (an uninitialized variable included)
+        del extra
         for i, dt in scalars:
             out[i] = asarray(out[i], dt)
+        if written:
+            _store(written, out[n_out:], out[:n_out])
+            del out[n_out:]
+        if spares:
+            spares.keep(out)
         return out
 
     return run
@@ -90,55 +105,21 @@ def _contiguous_retry(dispatcher, arrays, extra):
         return None
 
 
-def _general_runner(dispatcher, program, graph):
-    """``_runner`` for a program with big results to recycle (``recycle.py``) or variables
-    (``kernels_state``): the variables' values go in after the constants and the new
-    values of those it writes come back after the outputs, stored only on success."""
-    from graphc.runtime.recycle import Spares
-
-    consts = program.consts
-    spares = Spares(program.recycle) if program.recycle else None
-    variables = [ref.deref() for ref, _aval in program.variables]
-    written = [variables[k] for k in program.written]
-    n_out = len(graph.outputs)
-    scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
-    asarray = np.asarray
-
-    def run(arrays):
-        values = []
-        for var in variables:
-            value = var._current()  # raises when uninitialized: the interpreter says so
-            values.append(value if value.flags.c_contiguous else value.copy())
-        extra = (*consts, *values, *(spares.take() if spares else ()))
-        try:
-            out = list(dispatcher(*arrays, *extra))
-        except TypeError:
-            out = _contiguous_retry(dispatcher, arrays, extra)
-            if out is None:
-                return run_graph(graph, arrays)
-            out = list(out)
-        except Exception:  # noqa: BLE001 - the interpreter raises the user-facing error
-            return run_graph(graph, arrays)
-        del extra, values
-        for i, dt in scalars:
-            out[i] = asarray(out[i], dt)
-        if written:
-            _store(written, out[n_out:], out[:n_out])
-            del out[n_out:]
-        if spares:
-            spares.keep(out)
-        return out
-
-    return run
+def _values(variables) -> list:
+    """The variables' current values, C-contiguous (as the program's signature says)."""
+    values = []
+    for var in variables:
+        value = var._current()  # ValueError when uninitialized
+        values.append(value if value.flags.c_contiguous else value.copy())
+    return values
 
 
 def _store(variables, values, outputs) -> None:
-    """Give each variable its new value (read-only, as ``Variable._write`` stores it); an
-    output sharing that memory (a read after the write) is read-only too, as it is when
-    the interpreter returns the variable's array itself."""
+    """Give each variable its new value (``Variable._set``: read-only); an output sharing
+    that memory (a read after the write) is read-only too, as it is when the interpreter
+    returns the variable's array itself."""
     for var, value in zip(variables, values):
-        value.flags.writeable = False
-        var._value = value
+        var._set(value)
         if value.ndim:
             ptr = value.ctypes.data
             for o in outputs:
