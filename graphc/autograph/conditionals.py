@@ -44,26 +44,37 @@ def own_leaves(site, names, state):
 
 
 # --------------------------------------------------------------------------- if
-def if_stmt(cond, body, orelse, get_state, set_state, names):
-    """``if cond: body() else: orelse()``; a symbolic ``cond`` stages a graph ``cond``."""
+def if_stmt(cond, body, orelse, get_state, set_state, names, nouts=None):
+    """``if cond: body() else: orelse()``; a symbolic ``cond`` stages a graph ``cond``.
+
+    ``names`` are every variable either branch rebinds; the first ``nouts`` (default:
+    all) are live afterwards and become the ``cond``'s outputs. Each branch is traced
+    from the entry values of *all* of them, and the rest get their entry values back
+    afterwards, so nothing one traced branch assigns is seen by the other.
+    """
     if not is_symbolic(cond):
         body() if cond else orelse()
         return
-    site = state_site("if", names, ["true branch", "false branch"])
-    init = get_state()
-    own_leaves(site, names, init)
+    nouts = len(names) if nouts is None else nouts
+    site = state_site("if", names[:nouts], ["true branch", "false branch"])
+    init = tuple(get_state())
+    own_leaves(site, names[:nouts], init[:nouts])
     pred = scalar_bool(trace.current(), cond, f"the condition of {site.construct}")
 
     def branch(fn):
         def run():
             set_state(init)
             fn()
-            return tuple(get_state())
+            return tuple(get_state())[:nouts]
         return run
 
-    outs = stage_branches(control.COND, pred, [branch(body), branch(orelse)],
-                          lambda g: {"true_fn": g[0], "false_fn": g[1]}, site)
-    set_state(outs)
+    try:
+        outs = stage_branches(control.COND, pred, [branch(body), branch(orelse)],
+                              lambda g: {"true_fn": g[0], "false_fn": g[1]}, site)
+    except BaseException:
+        set_state(init)  # no traced branch's values may outlive a failed staging
+        raise
+    set_state(tuple(outs) + init[nouts:])
 
 
 def if_exp(cond, true_value, false_value):

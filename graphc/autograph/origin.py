@@ -105,6 +105,11 @@ def compile_function(fn_node: ast.FunctionDef, fn, ag_name: str, ag_module):
     """Compile the converted definition as a function with ``fn``'s globals, closure
     cells (live, not copies), defaults and names; ``ag_name`` is bound to ``ag_module``."""
     freevars = list(fn.__code__.co_freevars)
+    # The definition is compiled under a name of its own: under its real name it would
+    # bind that name inside the factory, and a recursive call would read that binding
+    # (a free variable with no cell) instead of the global or closure the user meant.
+    fn_node = copy.copy(fn_node)  # the entry's node is shared by every closure of it
+    fn_node.name = _fresh_name(fn_node, "ag__converted")
     factory = ast.FunctionDef(
         name="ag__factory",
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in [ag_name, *freevars]],
@@ -117,6 +122,7 @@ def compile_function(fn_node: ast.FunctionDef, fn, ag_name: str, ag_module):
     _sane_positions(module)
     code = compile(module, fn.__code__.co_filename, "exec")
     inner = _const_code(_const_code(code, "ag__factory"), fn_node.name)
+    inner = inner.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     _remember(inner)
     cells = dict(zip(freevars, fn.__closure__ or ()))
     cells[ag_name] = types.CellType(ag_module)
@@ -129,6 +135,16 @@ def compile_function(fn_node: ast.FunctionDef, fn, ag_name: str, ag_module):
     new.__annotations__ = fn.__annotations__
     new.__dict__.update(fn.__dict__)
     return new
+
+
+def _fresh_name(node, base: str) -> str:
+    used = {getattr(n, a) for n in ast.walk(node) for a in ("id", "name", "arg")
+            if isinstance(getattr(n, a, None), str)}
+    name, i = base, 0
+    while name in used:
+        i += 1
+        name = f"{base}_{i}"
+    return name
 
 
 def _remember(code) -> None:

@@ -193,10 +193,14 @@ class _ControlFlow:
         after = self.live.live_out[id(s)]
         body_in, else_in = self.live.branch_in[id(s)]
         mod_b, mod_e = analysis.bound(s.body), analysis.bound(s.orelse)
-        state = sorted(((mod_b | mod_e) & after) - self.globals)
-        nl_b = (mod_b & (set(state) | body_in)) - self.globals
-        nl_e = (mod_e & (set(state) | else_in)) - self.globals
-        pre = self._inits(set(state) | nl_b | nl_e, scope)
+        live = sorted(((mod_b | mod_e) & after) - self.globals)
+        nl_b = (mod_b & (set(live) | body_in)) - self.globals
+        nl_e = (mod_e & (set(live) | else_in)) - self.globals
+        # Every name a branch rebinds in the enclosing scope is state, live or not: the
+        # runtime restores all of them before tracing each branch (else a name the first
+        # branch changed leaks into the second). Only the live ones (first) are outputs.
+        state = live + sorted((nl_b | nl_e) - set(live))
+        pre = self._inits(state, scope)
         body_name, else_name = self.namer.new("if_body"), self.namer.new("else_body")
         body_fn = self._function(body_name, [], nl_b, s.body)
         else_fn = self._function(else_name, [], nl_e, s.orelse)
@@ -204,7 +208,7 @@ class _ControlFlow:
         call = self._call("if_stmt", [
             s.test, ast.Name(body_name, ast.Load()), ast.Name(else_name, ast.Load()),
             ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
-            templates.strings_tuple(state)])
+            templates.strings_tuple(state), ast.Constant(len(live))])
         return templates.locate([*pre, body_fn, else_fn, *state_fns, call], s)
 
     def _loop_vars(self, s, extra_bound=frozenset()):

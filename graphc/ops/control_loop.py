@@ -110,9 +110,24 @@ def _trace(cond_fn, body_fn, init, kinds, site):
 
 
 def _resolve_probes(cond_fn, body_fn, init, kinds, site):
-    """Give weak numbers and the auto return value the dtype the body gives them."""
-    probe = [("tensor", ir.Aval((), _PROBE[type(v)])) if k[0] == "weak" else
-             ("const",) if k[0] == "auto" else k for v, k in zip(init, kinds)]
+    """Give weak numbers, then the auto return value, the dtype the body gives them.
+
+    Two rounds: the auto return value is resolved by a trace in which every weak number
+    already has its final dtype, so a probe dtype never leaks into it (a value returned
+    from inside the loop that is computed from a weak number).
+    """
+    if any(k[0] == "weak" for k in kinds):
+        kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "weak")
+    if any(k[0] == "auto" for k in kinds):
+        kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "auto")
+    return kinds, init
+
+
+def _resolve(cond_fn, body_fn, init, kinds, site, which):
+    """Trace the body once to learn the dtypes of the ``which`` variables ("weak" or
+    "auto"); the other undecided kind is held constant in that trace."""
+    probe = [("tensor", ir.Aval((), _PROBE[type(v)])) if k[0] == "weak" == which else
+             ("const",) if k[0] in ("weak", "auto") else k for v, k in zip(init, kinds)]
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings(), provisional():
             warnings.simplefilter("ignore")
@@ -120,13 +135,13 @@ def _resolve_probes(cond_fn, body_fn, init, kinds, site):
     except Restage:
         raise
     except Exception:  # noqa: BLE001 - the probe dtype can be what fails (-bool): retry
-        probe = [("tensor", ir.Aval((), numpy_literal(v).dtype)) if k[0] == "weak" else p
-                 for v, k, p in zip(init, kinds, probe)]
+        probe = [("tensor", ir.Aval((), numpy_literal(v).dtype)) if k[0] == "weak" == which
+                 else p for v, k, p in zip(init, kinds, probe)]
         with provisional():
             outs = _trace(cond_fn, body_fn, init, probe, site)[3]
     new_kinds, new_init = [], []
     for i, (v, k, o) in enumerate(zip(init, kinds, outs)):
-        if k[0] == "weak":
+        if k[0] == "weak" == which:
             dtype = numpy_literal(v).dtype
             if _is_tensorish(o) and aval_of(o).dtype != probe[i][1].dtype:
                 dtype = aval_of(o).dtype
@@ -139,9 +154,9 @@ def _resolve_probes(cond_fn, body_fn, init, kinds, site):
                     f"{site.construct}: the initial value {v!r} of {site.leaf_name(i)} "
                     f"does not fit the dtype {dtype} the loop gives it") from None
             k = ("tensor", ir.Aval((), dtype))
-        elif k[0] == "auto":
-            if _is_tensorish(o):
-                a = aval_of(o)
+        elif k[0] == "auto" == which:
+            if _is_tensorish(o) or _is_number(o):  # a returned Python number: a tensor
+                a = aval_of(o) if _is_tensorish(o) else aval_of(numpy_literal(o))
                 v = np.zeros(tuple(0 if d is None else d for d in a.shape), a.dtype)
                 k = ("tensor", aval_of(v))
             else:
