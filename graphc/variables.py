@@ -9,9 +9,17 @@ reads and writes become ``read_variable`` / ``assign_variable`` nodes (see
 Variables stand in for tensors everywhere (operators, ``gnp`` functions, indexing): each
 use reads the current value. They are unhashable, like tensors; ``v.ref()`` is a
 hashable reference.
+
+Threads: every write holds the variable's lock (``_lock``, re-entrant) from reading the
+old value to storing the new one, so ``assign_add``/``assign_sub`` from several threads
+lose no update. A ``gc.function`` call that writes variables holds the locks of all the
+variables its graph uses for the whole call (``locks_of``, taken by ``ConcreteFunction``), so
+its reads and writes do not interleave with another thread's writes of those variables.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -41,7 +49,7 @@ class Variable:
     """
 
     __slots__ = ("_value", "_shape", "_dtype", "_name", "_trainable", "_src",
-                 "_graphc_handle", "__weakref__")
+                 "_graphc_handle", "_lock", "__weakref__")
     __array_priority__ = 1001.0  # above Tensor's, so ``ndarray + v`` asks v first
     __hash__ = None  # compares elementwise, like tensors; use ``v.ref()`` as a key
 
@@ -50,6 +58,7 @@ class Variable:
         self._trainable = bool(trainable)
         self._src = source_info.user_location()
         self._value = None
+        self._lock = threading.RLock()  # held by every read-modify-write (see module doc)
         handle = np.empty((), dtype=object)
         handle[()] = self
         self._graphc_handle = handle  # what a graph holds: a reference, not the data
@@ -183,8 +192,12 @@ class Variable:
 
     def _write(self, value, mode: str) -> None:
         """Store a new value (the run-time half of every write; checks dims left unknown
-        at trace time)."""
-        value = np.asarray(value)
+        at trace time), atomically: the old value read and the new one stored under the
+        variable's lock."""
+        with self._lock:
+            self._write_locked(np.asarray(value), mode)
+
+    def _write_locked(self, value: np.ndarray, mode: str) -> None:
         if mode == "init":
             if self._value is not None:
                 return
@@ -209,7 +222,9 @@ class Variable:
     def _set(self, value: np.ndarray) -> None:
         """Store ``value`` (already checked, of the variable's dtype) as the new value;
         read-only, since reads hand out this very array. The compiled runtime stores the
-        values its programs computed through here too (``runtime/runners.py``)."""
+        values its programs computed through here too (``runtime/runners.py``). A caller
+        that computed ``value`` from the old one holds ``_lock`` (``_write`` and a
+        ``gc.function`` call holding ``locks_of`` do)."""
         value.flags.writeable = False
         self._value = value
 
@@ -307,6 +322,14 @@ for _name in ("add sub mul truediv floordiv mod divmod pow matmul and or xor").s
 for _name in ("eq ne lt le gt ge neg pos abs invert").split():
     setattr(Variable, f"__{_name}__", _delegate(f"__{_name}__"))
 del _name
+
+
+def locks_of(variables) -> list:
+    """The update locks of ``variables`` (each once), in the one order in which every
+    holder of several takes them (by ``id``), so two holders of overlapping sets cannot
+    deadlock. ``ConcreteFunction`` holds them around a call that writes variables."""
+    unique = {id(v): v for v in variables}
+    return [unique[k]._lock for k in sorted(unique)]
 
 
 def _check_creation_allowed(variable) -> None:

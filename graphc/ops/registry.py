@@ -24,7 +24,11 @@ from graphc.tracer import source_info, trace
 from graphc.tracer.tensor import Tensor, _eager
 
 _REGISTRY: dict[str, "OpDef"] = {}
-_trace_stack = trace._stack  # the live list: ``if _trace_stack`` is the cheapest test
+# ``if _open and _local.stack``: the calling thread traces. ``_open`` (contexts open in
+# any thread) is a plain list, so while no thread traces the test costs what one list's
+# truth does; the thread-local stack is read only while some thread traces.
+_open = trace.open_contexts
+_local = trace.local
 _state = config.state
 
 ALL = "all"
@@ -152,7 +156,10 @@ def _all_weak(out, weak_at, op) -> None:
 
 # Caches for weak scalars: NEP 50 makes a weak scalar's dtype depend only on its Python
 # type and the tensors' dtypes, so both the dtype and the 0-d array for a value can be
-# reused (NumPy's own handling of Python scalars costs ~1.5 us per call here).
+# reused (NumPy's own handling of Python scalars costs ~1.5 us per call here). Shared by
+# all threads without a lock: each access is one dict operation (atomic under the GIL),
+# a stored array is read-only before it is stored, and two threads filling one key store
+# equal arrays.
 _WEAK_DTYPES: dict = {}
 _WEAK_ARRAYS: dict = {}
 _WEAK_ARRAYS_MAX = 4096
@@ -233,8 +240,8 @@ def _to_array(value, op):
 # --------------------------------------------------------------------------- bind
 def bind(op: OpDef, *args, **attrs):
     """Apply ``op``: run it now on eager inputs, or record it in the graph being traced."""
-    if _trace_stack:
-        return _trace_stack[-1].bind(op, _operands(op, args), attrs)
+    if _open and _local.stack:
+        return _local.stack[-1].bind(op, _operands(op, args), attrs)
     # Fast path for the commonest eager call: one or two eager tensors, no promotion
     # check needed (a mixed-dtype pair under strict promotion takes the full path).
     n = len(args)
@@ -323,7 +330,7 @@ def fast_unary(op: OpDef):
     ref = op.ref
 
     def call(x):
-        if not _trace_stack and type(x) is Tensor:
+        if type(x) is Tensor and not (_open and _local.stack):
             a = x._np
             if a is not None:
                 try:
@@ -345,7 +352,7 @@ def fast_binary(op: OpDef):
     weak_all = op.weak == ALL
 
     def call(x, y):
-        if not _trace_stack:
+        if not (_open and _local.stack):
             tx, ty = type(x), type(y)
             a = b = None
             if tx is Tensor:

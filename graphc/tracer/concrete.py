@@ -1,16 +1,24 @@
-"""``ConcreteFunction``: one trace of a ``gc.function`` (one graph) and how to call it."""
+"""``ConcreteFunction``: one trace of a ``gc.function`` (one graph) and how to call it.
+
+Threads: a ``ConcreteFunction`` may be called from several threads at once. Its executor
+and optimized graphs are built once (double-checked under ``_lock``; the hot path reads
+the built executor without locking), and a call of a graph that writes variables holds
+those variables' locks for the whole call (``_variable_guard``).
+"""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
 from graphc import config
-from graphc.ops.state import argument_input
+from graphc.ops.state import argument_input, is_resource
 from graphc.tracer import ir, nest
 from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
-from graphc.variables import Variable, VariableSpec
+from graphc.variables import Variable, VariableSpec, locks_of
 
 _state = config.state
 _new = object.__new__
@@ -118,6 +126,9 @@ class ConcreteFunction:
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
+        # builds of the executor and of optimized graphs (once each, however many
+        # threads ask at once), and the swap to the compiled runner
+        self._lock = threading.RLock()
 
     # ---------------------------------------------------------------- inspection
     @property
@@ -131,7 +142,10 @@ class ConcreteFunction:
         key = tuple(config.state.optimizer.items())
         hit = self._optimized.get(key)
         if hit is None:
-            hit = self._optimized[key] = optimize(self.graph)
+            with self._lock:  # optimized once per options, even when threads race here
+                hit = self._optimized.get(key)
+                if hit is None:
+                    hit = self._optimized[key] = optimize(self.graph)
         return hit
 
     @property
@@ -226,7 +240,17 @@ class ConcreteFunction:
         return self._wrap_outputs(outs)
 
     def _build_executor(self):
+        """The executor for the current optimizer options, built by one thread only:
+        threads that find none wait here for the one building it."""
+        with self._lock:
+            executor = self._executor
+            if executor is not None and self._executor_version == _state.optimizer_version:
+                return executor  # built by another thread while this one waited
+            return self._build_executor_locked()
+
+    def _build_executor_locked(self):
         graph, version = self.optimized_graph, _state.optimizer_version
+        guard = _variable_guard(graph)
         if self._function._backend == "numpy":
             from graphc.runtime.interpreter import run_graph
 
@@ -236,8 +260,9 @@ class ConcreteFunction:
             from graphc.runtime import numba_cpu
 
             def swap(fast):  # called when the compiled program is ready (maybe a thread)
-                if self._executor_version == version:
-                    self._executor = fast
+                with self._lock:
+                    if self._executor_version == version:
+                        self._executor = guard(fast)
 
             self._executor, self._executor_version = None, version
             execute = numba_cpu.executor_for(graph, on_compiled=swap,
@@ -245,6 +270,7 @@ class ConcreteFunction:
             self.runtime = execute
             if self._executor is not None:  # compiled (or loaded) while being built: the
                 return self._executor       # compiled runner itself, one call less
+        execute = guard(execute)
         self._executor = execute
         self._executor_version = version
         return execute
@@ -254,6 +280,43 @@ class ConcreteFunction:
         for slot, arr in zip(self._tensor_slots, outs):
             leaves[slot] = _eager(arr)
         return nest.unflatten(self._out_treedef, leaves)
+
+
+def _variable_guard(graph):
+    """``execute -> execute``: for a graph that writes variables, the executor wrapped so
+    each call holds the locks of every variable the graph uses (closed over, or passed in
+    as a resource argument) until it returns: its reads and writes of them do not
+    interleave with other threads' writes. Other graphs' executors are left as they are
+    (each read is atomic by itself)."""
+    closed, writes, graphs = {}, False, [graph]
+    while graphs:
+        for node in graphs.pop().nodes:
+            name = node.op.name
+            if name == "assign_variable":
+                writes = True
+            elif name == "variable":
+                v = node.attrs["ref"].deref()
+                closed[id(v)] = v
+            graphs.extend(node.subgraphs())
+    if not writes:
+        return lambda execute: execute
+    fixed = list(closed.values())
+    static = locks_of(fixed)
+    passed = [i for i, v in enumerate(graph.inputs) if is_resource(v.aval)]
+
+    def guard(execute):
+        def execute_holding(arrays):
+            locks = locks_of(fixed + [arrays[i][()] for i in passed]) if passed else static
+            for lock in locks:
+                lock.acquire()
+            try:
+                return execute(arrays)
+            finally:
+                for lock in reversed(locks):
+                    lock.release()
+        return execute_holding
+
+    return guard
 
 
 def _check_matches(fn_name, name, spec, value):

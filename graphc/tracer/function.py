@@ -3,6 +3,10 @@
 ``Function.__call__`` computes the call's trace key (see ``signature.py``), reuses the
 cached ``ConcreteFunction`` for it or traces a new one, and runs its graph. Inside another
 trace, a ``Function`` is simply called, so its ops join the outer graph.
+
+Threads: a cached call takes no lock (the fast paths' tuples are replaced whole; see
+``trace_cache.py``); a miss traces under the function's re-entrant ``trace_lock``, so
+threads missing one key at once trace it once; retrace bookkeeping is updated under it.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import threading
 import warnings
 import weakref
 
@@ -21,14 +26,15 @@ from graphc.tracer import nest, source_info, trace
 from graphc.tracer.concrete import ConcreteFunction, trace_concrete
 from graphc.tracer.signature import (
     TensorSpec,
-    check_against_spec,
+    args_as_specs,
     closest_diff,
     generalize,
-    key_matches,
+    signature_mismatch,
     specs_from_pattern,
     structure_key,
 )
 from graphc.tracer.tensor import Tensor
+from graphc.tracer.trace_cache import TraceCache
 
 _ndarray = np.ndarray
 
@@ -37,8 +43,10 @@ RETRACE_WINDOW = 10  # calls looked at for the retracing warning
 RETRACE_LIMIT = 5  # traces within the window that trigger it
 
 _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
+# guards _all_functions and every Function's _instances (adds and snapshots)
+_registry_lock = threading.RLock()
 _state = config.state
-_trace_stack = trace._stack
+_open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
 
 
 class Function:
@@ -65,8 +73,8 @@ class Function:
         self._params = [p for p in self._signature.parameters.values()]
         self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                            for p in self._params)
-        self._cache: collections.OrderedDict = collections.OrderedDict()
-        self._relaxed: list = []  # (key pattern, concrete) for reduce_retracing / signature
+        # exact keys (LRU) and patterns (reduce_retracing / input_signature)
+        self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
         self._instances = weakref.WeakKeyDictionary()
         self._recent = collections.deque(maxlen=RETRACE_WINDOW)
         self._traces_since_warning = 0
@@ -78,7 +86,8 @@ class Function:
         # or ndarrays
         if self._input_signature is not None:
             self._check_signature_arity()
-        _all_functions.add(self)
+        with _registry_lock:
+            _all_functions.add(self)
         functools.update_wrapper(self, python_function, updated=())
         self.__name__ = name or getattr(python_function, "__name__", "function")
 
@@ -88,11 +97,13 @@ class Function:
             return self
         bound = self._instances.get(instance)
         if bound is None:
-            bound = Function(_weak_method(self._python_function, instance),
-                             self._input_signature, self._autograph, self._reduce_retracing,
-                             self._backend,
-                             self.__name__, self._jit_compile)
-            self._instances[instance] = bound
+            with _registry_lock:  # one per instance, even when threads race here
+                bound = self._instances.get(instance)
+                if bound is None:
+                    bound = self._instances[instance] = Function(
+                        _weak_method(self._python_function, instance),
+                        self._input_signature, self._autograph, self._reduce_retracing,
+                        self._backend, self.__name__, self._jit_compile)
         return bound
 
     # ---------------------------------------------------------------------- calling
@@ -113,7 +124,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _state.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
-        if _trace_stack:
+        if _open and _local.stack:
             return self._converted()(*args, **kwargs)
         fast = self._fast
         if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
@@ -172,16 +183,16 @@ class Function:
         return tuple(bound.arguments[p.name] for p in params)
 
     def _lookup(self, key, flat_args) -> ConcreteFunction:
-        concrete = self._cache.get(key)
-        if concrete is not None:
-            self._cache.move_to_end(key)
-            self._recent.append(False)
+        concrete = self._traces.get(key)
+        if concrete is None:
+            with self._traces.trace_lock:
+                concrete = self._traces.get(key)  # traced by another thread meanwhile?
+                if concrete is None:
+                    concrete = self._new_trace(key, flat_args)
+                else:
+                    self._recent.append(False)
         else:
-            concrete = self._match_relaxed(key)
-            if concrete is None:
-                concrete = self._new_trace(key, flat_args)
-            else:
-                self._recent.append(False)
+            self._recent.append(False)
         self._last = (key, concrete)
         tensor_args = all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
                           for a in flat_args)
@@ -189,33 +200,26 @@ class Function:
             self._params) and self._simple else None
         return concrete
 
-    def _match_relaxed(self, key):
-        for pattern, concrete in self._relaxed:
-            if key_matches(pattern, key):
-                return concrete
-        return None
-
     def _new_trace(self, key, flat_args) -> ConcreteFunction:
         if self._input_signature is not None:
-            if self._relaxed:
-                self._signature_mismatch(flat_args)
-            spec_args = self._spec_args(flat_args)
+            names = [p.name for p in self._params]
+            if self._traces.has_patterns:
+                signature_mismatch(self.__name__, names, self._input_signature, flat_args)
+            spec_args = args_as_specs(names, self._input_signature, flat_args)
             pattern = tuple(map(structure_key, spec_args))
             concrete = self._trace(spec_args, reason="first call (input_signature)")
-            self._relaxed.append((pattern, concrete))
+            self._traces.add_pattern(pattern, concrete)
             return concrete
         reasons = self._retrace_reasons(key)
         trace_args = flat_args
-        relaxed = self._reduce_retracing and self._cache and self._relaxable(key)
+        relaxed = self._reduce_retracing and len(self._traces) and self._relaxable(key)
         if relaxed:
             trace_args, key = relaxed
         concrete = self._trace(trace_args, reason="; ".join(reasons) or "first call")
         if relaxed:
-            self._relaxed.append((key, concrete))
+            self._traces.add_pattern(key, concrete)
         else:
-            self._cache[key] = concrete
-            while len(self._cache) > MAX_CONCRETE_FUNCTIONS:
-                self._cache.popitem(last=False)
+            self._traces.add(key, concrete)
         return concrete
 
     def _trace(self, args, reason) -> ConcreteFunction:
@@ -230,10 +234,12 @@ class Function:
 
     # ---------------------------------------------------------------- diagnostics
     def _retrace_reasons(self, key) -> list[str]:
-        return closest_diff([p.name for p in self._params], reversed(self._cache), key)
+        return closest_diff([p.name for p in self._params],
+                            self._traces.keys_newest_first(), key)
 
     def _maybe_warn(self, reason):
-        if sum(self._recent) < RETRACE_LIMIT:
+        traced = self._recent.count(True)  # one C call: atomic against appends
+        if traced < RETRACE_LIMIT:
             return
         if self._warned and self._traces_since_warning < RETRACE_LIMIT:
             return
@@ -242,7 +248,7 @@ class Function:
         loc = source_info.user_frame(1)
         where = f" (called at {loc[0]}:{loc[1]})" if loc else ""
         warnings.warn(RetracingWarning(
-            f"gc.function '{self.__name__}' traced {sum(self._recent)} times in its last "
+            f"gc.function '{self.__name__}' traced {traced} times in its last "
             f"{len(self._recent)} calls{where}; tracing is slow. Latest reason: {reason}. "
             "Pass tensors instead of Python values that change, or set input_signature "
             "(or reduce_retracing=True) so one trace serves many shapes. "
@@ -262,28 +268,10 @@ class Function:
             raise TypeError(f"input_signature has {n} specs but {self.__name__} takes "
                             f"{len(self._params)} arguments")
 
-    def _spec_args(self, flat_args):
-        """Check calls against ``input_signature``; the args as specs (Python args stay)."""
-        specs = self._input_signature
-        out = []
-        for i, p in enumerate(self._params):
-            if i < len(specs):
-                out.append(check_against_spec(p.name, specs[i], flat_args[i]))
-            else:
-                out.append(flat_args[i])
-        return tuple(out)
-
-    def _signature_mismatch(self, flat_args):
-        specs = self._input_signature
-        for i, p in enumerate(self._params[:len(specs)]):
-            check_against_spec(p.name, specs[i], flat_args[i])
-        raise TypeError(f"{self.__name__}: arguments do not match input_signature "
-                        f"{list(specs)}")
-
     def _relaxable(self, key):
         """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
         key that differ only in shapes; returns (spec args, pattern) or None."""
-        for old in reversed(self._cache):
+        for old in self._traces.keys_newest_first():
             pattern = generalize(old, key)
             if pattern is not None:
                 specs = specs_from_pattern(pattern)
@@ -318,7 +306,7 @@ class Function:
 
     def concrete_functions(self) -> list[ConcreteFunction]:
         """Every trace kept in the cache, oldest first."""
-        return list(self._cache.values()) + [c for _, c in self._relaxed]
+        return self._traces.concretes()
 
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
         """Every trace listed as TensorFlow prints them."""
@@ -326,11 +314,12 @@ class Function:
                            for c in self.concrete_functions())
 
     def clear_cache(self):
-        self._cache.clear()
-        self._relaxed.clear()
+        self._traces.clear()
         self._last = None
         self._fast = None
-        for bound in list(self._instances.values()):
+        with _registry_lock:
+            bound_functions = list(self._instances.values())
+        for bound in bound_functions:
             bound.clear_cache()
 
     def __repr__(self):
@@ -393,6 +382,12 @@ def functions_run_eagerly() -> bool:
 
 
 def clear_caches() -> None:
-    """Drop every ``gc.function``'s traces (they retrace on their next call)."""
-    for f in list(_all_functions):
+    """Drop every ``gc.function``'s traces (they retrace on their next call) and the
+    compiled programs kept in memory for future traces (``gc.cache.clear(disk=False)``)."""
+    with _registry_lock:
+        functions = list(_all_functions)
+    for f in functions:
         f.clear_cache()
+    from graphc.runtime import cache
+
+    cache.clear(disk=False)

@@ -217,6 +217,21 @@ def check_against_spec(name, spec, value):
     return spec
 
 
+def args_as_specs(names, specs, flat_args) -> tuple:
+    """Check a call's arguments against ``input_signature`` ``specs`` (one per leading
+    parameter); the arguments with specs in place of tensors (Python values stay)."""
+    return tuple(check_against_spec(name, specs[i], arg) if i < len(specs) else arg
+                 for i, (name, arg) in enumerate(zip(names, flat_args)))
+
+
+def signature_mismatch(fn_name, names, specs, flat_args):
+    """Raise ``TypeError`` for a call that the ``input_signature`` trace does not serve
+    (the first argument that does not fit its spec, else the whole signature)."""
+    for name, spec, arg in zip(names, specs, flat_args):
+        check_against_spec(name, spec, arg)
+    raise TypeError(f"{fn_name}: arguments do not match input_signature {list(specs)}")
+
+
 def _mismatch(name, spec, given):
     return (f"argument '{name}' does not match the input_signature: expected {spec}, got "
             f"{given}. Convert it (gc.cast / reshape) or drop input_signature.")

@@ -4,24 +4,45 @@
 ``const`` nodes; symbolic tensors of an enclosing context (a ``cond`` branch reading a
 value of the outer function) are *captured*: they become explicit inputs of the inner
 graph, recorded in ``captures`` so the caller can pass them in.
+
+The stack is per thread: a thread traces into its own contexts only, and a thread that
+opened none runs ops eagerly while others trace. ``open_contexts`` counts the contexts
+open in all threads together, so the hot eager paths (``registry.bind`` and the
+operators) test one plain list first and read the thread-local stack only while some
+thread traces: ``if open_contexts and local.stack``.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
 from graphc.errors import InvalidArgumentError
 from graphc.tracer import ir, source_info
 
-_stack: list["TraceContext"] = []
+
+class _ThreadState(threading.local):
+    """One thread's tracing state: its stack of open trace contexts (innermost last)."""
+
+    def __init__(self):
+        self.stack: list[TraceContext] = []
+
+
+local = _ThreadState()
+# One entry per context open in any thread (list.append/pop are atomic): empty means no
+# thread traces, the one test the eager hot paths make.
+open_contexts: list[None] = []
 
 
 def active() -> bool:
-    return bool(_stack)
+    """True while the calling thread traces (other threads' traces do not count)."""
+    return bool(open_contexts) and bool(local.stack)
 
 
 def current() -> "TraceContext":
-    return _stack[-1]
+    """The calling thread's innermost trace context (only while ``active()``)."""
+    return local.stack[-1]
 
 
 class TraceContext:
@@ -41,15 +62,18 @@ class TraceContext:
 
     # -- context management
     def __enter__(self):
+        stack = local.stack
         # Re-entering the context already on top (a helper that wraps code in the current
         # trace) must not make it its own parent.
-        if not _stack or _stack[-1] is not self:
-            self.parent = _stack[-1] if _stack else None
-        _stack.append(self)
+        if not stack or stack[-1] is not self:
+            self.parent = stack[-1] if stack else None
+        stack.append(self)
+        open_contexts.append(None)
         return self
 
     def __exit__(self, *exc):
-        popped = _stack.pop()
+        open_contexts.pop()
+        popped = local.stack.pop()
         assert popped is self, "trace contexts exited out of order"
         return False
 
