@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -160,6 +161,11 @@ def expect_error(fn, args=(), kinds="py", types=(Exception,), match=None, *,
         with pytest.raises(types, match=match) as info:
             result = gc.function(fn)(*[_to_graphc(a, k) for a, k in zip(args, kinds)])
             _plain(result)  # a value read from the graph raises here when it runs
+    log = os.environ.get("REF_ERROR_LOG")  # the error types the README table lists
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{fn.__name__}{args} {kinds}: {type(info.value).__name__}: "
+                    f"{' '.join(str(info.value).split())[:160]}\n")
     assert str(info.value).strip() or not message, f"{type(info.value).__name__} with an empty message"
     return info.value
 
