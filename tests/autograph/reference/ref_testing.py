@@ -4,12 +4,15 @@ A case is a function, its arguments as Python values, and a *kind* per argument 
 how the argument reaches the ``gc.function``:
 
 * ``py``: as the Python value itself (control flow on it stays Python);
-* ``t``: as a tensor by NumPy's rules (``ag_testing.as_tensor``: int64, float64, bool);
+* ``t``: as a tensor by NumPy's rules (``ag_testing.as_tensor``: int64, float64, bool;
+  an empty list as int64, as the TensorFlow tests make integer tensors);
 * ``np``: as a NumPy array (for the plain-Python reference too);
 * ``i32``: as an int32 tensor;
 * ``range`` / ``gcrange``: ``range(v)`` / ``gc.range(v)`` (a Python ``range`` for the
   plain-Python reference in both cases);
-* ``fresh``: ``v`` is a factory called anew for every run (a ``gc.Variable``).
+* ``fresh``: ``v`` is a factory called anew for every run (a ``gc.Variable``);
+* ``tlist``: a Python list of tensors (one per element of ``v``);
+* ``pair``: ``v`` is ``(for_python, for_graphc)``, e.g. ``(range, gc.range)``.
 
 ``check`` runs the plain function on the Python values (the expected result, stdout and
 exception) and compares it with the ``gc.function`` and with the converted function run
@@ -38,7 +41,11 @@ def _to_graphc(value, kind):
     if kind == "py":
         return value
     if kind == "t":
-        return gnp.asarray(value) if isinstance(value, np.ndarray) else as_tensor(value)
+        if isinstance(value, np.ndarray):
+            return gnp.asarray(value)
+        if isinstance(value, list) and np.asarray(value).size == 0:
+            return gnp.asarray(value, dtype=gc.int64)  # empty lists of ints, as TF's tests
+        return as_tensor(value)
     if kind == "np":
         return np.asarray(value)
     if kind == "i32":
@@ -49,6 +56,10 @@ def _to_graphc(value, kind):
         return gc.range(value)
     if kind == "fresh":
         return value()
+    if kind == "tlist":
+        return [as_tensor(v) for v in value]
+    if kind == "pair":
+        return value[1]
     raise ValueError(kind)
 
 
@@ -59,6 +70,8 @@ def _to_python(value, kind):
         return range(value)
     if kind == "fresh":
         return value()
+    if kind == "pair":
+        return value[0]
     return value
 
 
@@ -125,13 +138,16 @@ def same(got, want, what=""):
                                atol=1e-12, err_msg=what)
 
 
-def check(fn, args=(), kinds="py", *, eager=True, stdout=True):
+def check(fn, args=(), kinds="py", *, eager=True, stdout=True, reference=None):
     """``gc.function(fn)`` (and the converted ``fn`` run eagerly) on ``args`` converted
     by ``kinds`` gives what plain Python gives on the Python values: the same result, the
-    same printed output, or an exception where Python raises one."""
+    same printed output, or an exception where Python raises one. ``reference``: a plain
+    Python function to run instead of ``fn`` for the expected result (when ``fn`` uses a
+    graphc API that has no eager Python meaning of its own, e.g. ``gc.TensorArray``)."""
     args = tuple(args)
     kinds = _kinds(args, kinds)
-    want, want_out, want_err = _run(fn, [_to_python(a, k) for a, k in zip(args, kinds)])
+    want, want_out, want_err = _run(reference or fn,
+                                    [_to_python(a, k) for a, k in zip(args, kinds)])
     runs = [("gc.function", gc.function(fn))]
     if eager:
         runs.append(("converted, eager", to_graph(fn)))
