@@ -189,6 +189,8 @@ def expect_error(fn, args=(), kinds="py", types=(Exception,), match=None, *,
 def case_id(value):
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
+    if isinstance(value, tuple):
+        return "(" + ",".join(case_id(v) for v in value) + ")"
     if isinstance(value, str):
         return value
     return repr(value).replace(" ", "")
