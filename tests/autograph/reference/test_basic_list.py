@@ -83,9 +83,9 @@ def test_append_in_loop(n, kind):
 
 @pytest.mark.parametrize("m, n, kinds", params(product(
     (0, 1, 5), (0, 3), (("py", "py"), ("t", "py"), ("py", "t"), ("t", "t"))), {
-    "1-3-('t','py')": LIST_APPEND, "5-3-('t','py')": LIST_APPEND,
-    "1-3-('py','t')": LIST_APPEND, "5-3-('py','t')": LIST_APPEND,
-    "1-3-('t','t')": LIST_APPEND, "5-3-('t','t')": LIST_APPEND}))
+    "1-3-(t,py)": LIST_APPEND, "5-3-(t,py)": LIST_APPEND,
+    "1-3-(py,t)": LIST_APPEND, "5-3-(py,t)": LIST_APPEND,
+    "1-3-(t,t)": LIST_APPEND, "5-3-(t,t)": LIST_APPEND}))
 def test_nested_appends(m, n, kinds):
     check(matrix_by_rows, (m, n), kinds)
 
