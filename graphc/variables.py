@@ -194,30 +194,28 @@ class Variable:
         """Store a new value (the run-time half of every write; checks dims left unknown
         at trace time), atomically: the old value read and the new one stored under the
         variable's lock."""
-        with self._lock:
-            self._write_locked(np.asarray(value), mode)
-
-    def _write_locked(self, value: np.ndarray, mode: str) -> None:
-        if mode == "init":
-            if self._value is not None:
-                return
-            mode = "assign"
+        value = np.asarray(value)
         if value.dtype != self._dtype:
             value = value.astype(self._dtype)
-        if mode == "assign":
-            if not state.shape_fits(self._shape, value.shape, "assign"):
-                raise ValueError(state.shape_message(self._name, self._shape, value.shape,
-                                                     mode))
-            new = value.copy()  # the caller may own (and later change) that array
-        else:
-            old = self._current()
-            new = np.add(old, value) if mode == "add" else np.subtract(old, value)
-            if new.shape != old.shape:
-                raise ValueError(state.shape_message(self._name, old.shape, value.shape,
-                                                     mode))
-            # 0-d results come back as NumPy scalars: make them arrays again
-            new = np.asarray(new, dtype=self._dtype)
-        self._set(new)
+        with self._lock:
+            if mode == "init":
+                if self._value is not None:
+                    return
+                mode = "assign"
+            if mode == "assign":
+                if not state.shape_fits(self._shape, value.shape, "assign"):
+                    raise ValueError(state.shape_message(self._name, self._shape, value.shape,
+                                                         mode))
+                new = value.copy()  # the caller may own (and later change) that array
+            else:
+                old = self._current()
+                new = np.add(old, value) if mode == "add" else np.subtract(old, value)
+                if new.shape != old.shape:
+                    raise ValueError(state.shape_message(self._name, old.shape, value.shape,
+                                                         mode))
+                # 0-d results come back as NumPy scalars: make them arrays again
+                new = np.asarray(new, dtype=self._dtype)
+            self._set(new)
 
     def _set(self, value: np.ndarray) -> None:
         """Store ``value`` (already checked, of the variable's dtype) as the new value;
