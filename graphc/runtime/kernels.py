@@ -124,10 +124,18 @@ SCALAR_OVERRIDES = {
     "sign": "(1 if {0} > 0 else (-1 if {0} < 0 else (0 if {0} == 0 else {0})))",
     "clip": "H.clip({0}, {1}, {2})",
     "reciprocal": lambda ins, out, attrs: (
-        "(1.0 / {0})" if out.kind == "f" else "(0 if {0} == 0 else (1 // {0}))"),
+        "(1.0 / {0})" if out.kind == "f" else _int_reciprocal(out)),
     "invert": lambda ins, out, attrs: "(not {0})" if out == np.bool_ else "(~{0})",
+    # ints: by squaring with wraparound; a negative exponent raises NumPy's ValueError
     "power": lambda ins, out, attrs: (
-        "({0} ** {1})" if out.kind == "f" else "H.ipow({0}, {1})"),
+        "({0} ** {1})" if out.kind == "f" else
+        f"H.{'ipow' if out.kind == 'u' else 'ipow_checked'}({{0}}, {{1}}, {literal(1, out)})"),
+    # Numba's ``//`` gives 0 for INT_MIN // -1 (to dodge the x86 trap); NumPy wraps to
+    # INT_MIN, which is ``-x``. A constant divisor folds the test away.
+    "floor_divide": lambda ins, out, attrs: (
+        "((-{0}) if {1} == -1 else ({0} // {1}))" if out.kind == "i" else "({0} // {1})"),
+    **{name: (lambda ins, out, attrs, name=name: _compare_template(name, ins))
+       for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")},
     "logical_and": "(({0} != 0) and ({1} != 0))",
     "logical_or": "(({0} != 0) or ({1} != 0))",
     "logical_not": "({0} == 0)",
@@ -145,6 +153,40 @@ SCALAR_OVERRIDES = {
                                               "(1.0 / (1.0 + math.exp(-{0})))"),
     "softplus": lambda ins, out, attrs: _softplus_template(out),
 }
+
+
+# ``x OP y`` for each comparison, and its value when the signed operand of a mixed
+# int64/uint64 comparison is negative (then it is the smaller one)
+_COMPARE = {"equal": ("==", False, False), "not_equal": ("!=", True, True),
+            "less": ("<", True, False), "less_equal": ("<=", True, False),
+            "greater": (">", False, True), "greater_equal": (">=", False, True)}
+
+
+def _compare_template(name, ins):
+    """NumPy 2 compares int64 with uint64 exactly (its own mixed loops); Numba would
+    compare both as float64 (2**63 - 1 == 2**63 there). A negative signed operand
+    decides alone, else both are compared as uint64."""
+    sym, signed_first, signed_second = _COMPARE[name]
+    ufunc = getattr(np, name)
+    a, b = ufunc.resolve_dtypes(tuple(ins) + (None,))[:2]
+    if {a.kind, b.kind} != {"i", "u"}:
+        return f"({{0}} {sym} {{1}})"
+    s, when_neg = ("{0}", signed_first) if a.kind == "i" else ("{1}", signed_second)
+    u = "np.uint64({0})" if a.kind == "i" else "np.uint64({1})"
+    x, y = (u, "{1}") if a.kind == "i" else ("{0}", u)
+    return f"({when_neg} if {s} < 0 else ({x} {sym} {y}))"
+
+
+def _int_reciprocal(out):
+    """NumPy's integer reciprocal is ``1.0 / x`` converted to the int type: 1 and -1 map
+    to themselves, other nonzero values truncate to 0, and 0 gives whatever this
+    platform's C conversion of inf gives (INT_MIN for int32/int64 on x86-64, 0 for the
+    narrower and unsigned types), taken from NumPy itself."""
+    with np.errstate(all="ignore"):
+        at_zero = literal(np.reciprocal(np.zeros((), out)), out)
+    one = literal(1, out)
+    unit = f"({{0}} == {one})" if out.kind == "u" else f"({{0}} == {one} or {{0}} == -{one})"
+    return f"({{0}} if {unit} else ({at_zero} if {{0}} == 0 else 0))"
 
 
 def _softplus_template(out):
@@ -173,6 +215,17 @@ def _round_template(out, decimals):
     if decimals > 0:
         return f"(np.rint({{0}} * {scale}) / {scale})"
     return f"(np.rint({{0}} / {scale}) * {scale})"
+
+
+# Helpers whose element can raise. Numba loses an exception raised inside a ``prange``
+# loop (measured, Numba 0.68: the call returns, the element left unwritten), so a loop
+# calling one stays serial and the exception reaches the executor.
+RAISING_HELPERS = ("H.ipow_checked(",)
+
+
+def parallel_safe(body) -> bool:
+    """Whether the loop statements ``body`` may run under ``prange``."""
+    return not any(h in line for line in body for h in RAISING_HELPERS)
 
 
 def loop_dtypes(op, in_dtypes, out_dtype) -> tuple:

@@ -251,7 +251,7 @@ class Loops:
         for o, o2 in zip(outs, outs2):
             self.line(f"{o2} = {o}.reshape({rows}, -1)")
         parallel = parallel_settings.enabled and rows * shape[-1] >= parallel_settings.min_size \
-            and rows >= 16
+            and rows >= 16 and kernels.parallel_safe(body)
         if parallel:
             self.flags["parallel"] = True
         r = f"_p{g}" if parallel else "_r"
@@ -351,7 +351,7 @@ class Loops:
         # prange only where it pays (see PARALLEL_MIN_SIZE); the loop index gets its own
         # name so Numba's parfor pass never sees it shared with another loop
         parallel = parallel_settings.enabled and size is not None \
-            and size >= parallel_settings.min_size
+            and size >= parallel_settings.min_size and kernels.parallel_safe(body)
         if parallel:
             self.flags["parallel"] = True
         index = f"_p{g}" if parallel else "_i"
@@ -382,7 +382,7 @@ class Loops:
         # for every core (each iteration is a whole row, so no thread shares a line)
         size = math.prod(shape) if None not in shape else 0
         parallel = (parallel_settings.enabled and size >= parallel_settings.min_size
-                    and len(shape) > 1 and shape[0] >= 16)
+                    and len(shape) > 1 and shape[0] >= 16 and kernels.parallel_safe(body))
         if parallel:
             self.flags["parallel"] = True
         names = [f"_p{g}" if parallel else "_i0"] + [f"_i{d}" for d in range(1, len(shape))]

@@ -260,18 +260,28 @@ def int_matmul(a, b, out):
 
 
 @_jit
-def ipow(a, b):
-    """Integer power by squaring with wraparound; a negative exponent gives 0 (NumPy
-    raises, which a per-element kernel cannot do cheaply)."""
-    if b < 0:
-        return a - a
-    r = a - a + 1
-    while b:
-        if b & 1:
+def ipow(a, b, one):
+    """``a ** b`` for ints, ``b >= 0``, by squaring with wraparound (the low bits of a
+    product do not depend on the order, so this equals NumPy's loop bit for bit).
+    ``one`` is 1 in the result's type: with an untyped ``1`` Numba computes uint64
+    powers in float64."""
+    r = one
+    while b != 0:
+        if b & one:
             r = r * a
         a = a * a
-        b >>= 1
+        b = b >> one
     return r
+
+
+@_jit
+def ipow_checked(a, b, one):
+    """``ipow`` for a signed exponent: a negative one raises NumPy's ValueError (the
+    executor then reruns the interpreter, which reports it with the node and the user's
+    line). Loops calling it stay serial (``kernels.parallel_safe``)."""
+    if b < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    return ipow(a, b, one)
 
 
 @_jit
