@@ -182,7 +182,8 @@ def expect_error(fn, args=(), kinds="py", types=(Exception,), match=None, *,
         with open(log, "a") as f:
             f.write(f"{fn.__name__}{args} {kinds}: {type(info.value).__name__}: "
                     f"{' '.join(str(info.value).split())[:160]}\n")
-    assert str(info.value).strip() or not message, f"{type(info.value).__name__} with an empty message"
+    empty = f"{type(info.value).__name__} with an empty message"
+    assert str(info.value).strip() or not message, empty
     return info.value
 
 

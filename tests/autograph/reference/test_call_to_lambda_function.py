@@ -19,10 +19,6 @@ def test_lambda_defined_inside(x, kind):
     check(local_lambda, (x,), kind)
 
 
-def _is_zero(x):
-    return x == 0
-
-
 @pytest.mark.parametrize("x, kind", params(product((1, 0), ("py", "t"))))
 def test_lambda_passed_in(x, kind):
     check(passed_lambda, (x, lambda v: v == 0), (kind, "py"))
