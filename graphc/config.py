@@ -8,7 +8,7 @@ Public surface (re-exported as ``gc.config``):
 
 Environment variables (read here and nowhere else):
 
-* ``GRAPHC_CACHE_DIR``  where compiled programs are cached on disk.
+* ``GRAPHC_CACHE_DIR``  where compiled programs are cached on disk (a private directory).
 * ``GRAPHC_CHECK=1``    run the IR verifier after every pass.
 * ``GRAPHC_SHOW_INTERNAL_FRAMES=1``  keep graphc's own frames in tracebacks.
 * ``GRAPHC_JIT=lazy|eager|off``  when the Numba backend compiles a graph.
@@ -91,7 +91,11 @@ optimizer = _Optimizer()
 
 
 def cache_dir() -> str:
-    """Directory for on-disk compiled programs (``GRAPHC_CACHE_DIR`` overrides)."""
+    """Directory for on-disk compiled programs (``GRAPHC_CACHE_DIR`` overrides).
+
+    It must be yours and private (graphc creates it with mode 0700): a directory other
+    users own or can write is not used at all and programs compile in memory instead
+    (see "The cache's security model and limits" in docs/runtime.md)."""
     env = os.environ.get("GRAPHC_CACHE_DIR")
     if env:
         return env

@@ -1,10 +1,13 @@
 """The compiled-program cache: in memory by program hash, on disk as real source files.
 
-Layout under ``config.cache_dir()`` (``GRAPHC_CACHE_DIR`` overrides)::
+Layout under ``config.cache_dir()`` (``GRAPHC_CACHE_DIR`` overrides), every directory
+mode 0700 and every file 0600::
 
     numba/<tag>/g_<key>.py          generated program (codegen text, never edited)
-    numba/<tag>/g_<key>.lock        flock'ed while writing and compiling that program
-    numba/<tag>/__pycache__/...     Numba's own cache (``cache=True``) of that program
+    numba/<tag>/g_<key>.sums        sha256 of each file of the entry (cache_files.py)
+    numba/<tag>/g_<key>.lock        flock'ed while writing, loading and compiling it
+    numba/<tag>/g_<key>.loading     present only while Numba loads the entry
+    numba/<tag>/__pycache__/g_<key>.*.nbi / .nbc   Numba's own cache of that program
 
 ``tag`` names the Python / NumPy / Numba / graphc versions and the CPU, so an upgrade
 or another machine sharing a home directory never sees a stale entry. ``key`` hashes the
@@ -14,30 +17,48 @@ deliberate: the printer abbreviates big constants and rounds floats, the source 
 not (inlined 0-d constants are exact there), and large constants are arguments, so
 graphs that differ only in their large constants share one compiled program.
 
-Safety: source files are written to a temp file and ``os.replace``d; a per-key
-``flock`` serializes processes compiling the same program (different programs compile
-in parallel); Numba writes its index and data files atomically itself. A source file
-that does not match what codegen produces (truncated, edited) is rewritten; a Numba
-cache entry that fails to load is deleted and rebuilt. Nothing here raises on a broken
-cache: the worst case is a recompile.
+Trust: nothing on disk is run or handed to Numba (which unpickles it) unless the
+directories are yours and private and every file of the entry matches the digests
+graphc recorded when it wrote them (``cache_entry.Entry``); a directory that fails the check is
+not used at all (programs compile in memory, one :class:`CacheWarning`). Damage: a file
+that does not match is deleted and the program rebuilt; an entry whose load never
+finished (the process died) is rebuilt, never loaded again. Concurrency: a per-key
+``flock`` serializes processes on one program (different programs in parallel); files
+are written to temp files and ``os.replace``d. Nothing here raises on a broken or
+unwritable cache: the worst case is a compile in memory. docs/runtime.md has the model.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import importlib.util
+import linecache
 import os
 import platform
 import re
-import shutil
 import sys
-import tempfile
 import threading
+import types
 
 from graphc import config
+from graphc.runtime import cache_files as files
+from graphc.runtime.cache_files import CacheWarning
 
-_memory: dict[str, object] = {}   # key -> compiled Numba dispatcher
+__all__ = ["CacheWarning", "clear", "info", "settings"]
+
+
+class Settings:
+    """``max_programs``: compiled programs the in-memory table keeps (least recently
+    used dropped first). Executors hold their own program, so this bounds what the
+    cache keeps alive for *future* executors, not what live functions use."""
+
+    max_programs = 256
+
+
+settings = Settings()
+_memory: collections.OrderedDict[str, object] = collections.OrderedDict()
 _memory_lock = threading.Lock()
 _tag: str | None = None
 
@@ -115,95 +136,68 @@ def key_for(source: str) -> str:
     return hashlib.sha256((version_tag() + "\n" + source).encode()).hexdigest()[:32]
 
 
-def lookup(key: str):
-    """The in-memory compiled dispatcher for ``key``, or None."""
-    return _memory.get(key)
-
-
-def remember(key: str, dispatcher) -> None:
-    with _memory_lock:
-        _memory[key] = dispatcher
-
-
-@contextlib.contextmanager
-def locked(key: str):
-    """Hold the per-program lock (a no-op where ``fcntl`` does not exist)."""
-    d = directory()
-    os.makedirs(d, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # Windows: Numba's atomic writes still keep files valid
-        yield
-        return
-    with open(os.path.join(d, f"g_{key}.lock"), "a+") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-
-
 def path_for(key: str) -> str:
     """Where the program with this key lives (whether or not it was written yet)."""
     return os.path.join(directory(), f"g_{key}.py")
 
 
-def source_path(key: str, source: str) -> str:
-    """The program's file, (re)written atomically unless it already holds ``source``."""
-    path = path_for(key)
-    try:
-        with open(path, encoding="utf-8") as f:
-            if f.read() == source:
-                return path
-    except (OSError, UnicodeDecodeError):
-        pass
-    _purge_numba_files(key)  # whatever Numba cached for a different text is invalid
-    os.makedirs(directory(), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory(), prefix=f".g_{key}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(source)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+def on_disk(key: str) -> bool:
+    """True if a finished entry (its manifest) is on disk; not yet checked."""
+    return os.path.exists(os.path.join(directory(), f"g_{key}.sums"))
 
 
-def import_program(key: str, path: str, name: str):
-    """Execute the program file as a module and return its function ``name``."""
+# --- memory --------------------------------------------------------------------------
+
+def lookup(key: str):
+    """The in-memory ``(dispatcher, path)`` for ``key`` (now the most recently used)."""
+    with _memory_lock:
+        hit = _memory.get(key)
+        if hit is not None:
+            _memory.move_to_end(key)
+        return hit
+
+
+def remember(key: str, compiled) -> None:
+    """Keep ``compiled`` for ``key``, dropping the least recently used beyond
+    ``settings.max_programs``."""
+    with _memory_lock:
+        _memory[key] = compiled
+        _memory.move_to_end(key)
+        while len(_memory) > max(0, settings.max_programs):
+            _memory.popitem(last=False)
+
+
+def forget(key: str) -> None:
+    """Drop one program from the in-memory table."""
+    with _memory_lock:
+        _memory.pop(key, None)
+
+
+def import_program(key: str, path: str | None, name: str, source: str):
+    """Run ``source`` as module ``graphc_program_<key>`` and return its function ``name``.
+
+    The text is compiled here, never read back from ``path`` and never from bytecode
+    (a ``.pyc`` beside it is ignored); ``path`` only names the file (``__file__``, so
+    Numba can cache next to it). Numba's ``cache=True`` is switched off in the text:
+    the caller enables Numba's disk cache itself once the directory is checked. Without
+    ``path`` (compiling in memory) the module is named ``<graphc program KEY>``.
+    """
     # Registered in sys.modules because Numba's cached code re-imports its module by
     # name when it is loaded (to rebuild the function's environment).
     modname = f"graphc_program_{key}"
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
+    filename = path or f"<graphc program {key}>"
+    text = source.replace("@numba.njit(cache=True", "@numba.njit(cache=False")
+    if path is None:
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    module = types.ModuleType(modname, "graphc generated program")
+    module.__file__ = filename
     sys.modules[modname] = module
     try:
-        spec.loader.exec_module(module)
+        exec(compile(text, filename, "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         sys.modules.pop(modname, None)
         raise
     return getattr(module, name)
-
-
-def _purge_numba_files(key: str) -> None:
-    """Delete Numba's cache files (index and data) for one program."""
-    pycache = os.path.join(directory(), "__pycache__")
-    with contextlib.suppress(OSError):
-        for entry in os.listdir(pycache):
-            if entry.startswith(f"g_{key}."):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(pycache, entry))
-
-
-def purge(key: str) -> None:
-    """Forget one program everywhere (used when its cache entry is found broken)."""
-    with _memory_lock:
-        _memory.pop(key, None)
-    _purge_numba_files(key)
 
 
 def info() -> dict:
@@ -215,8 +209,8 @@ def info() -> dict:
     """
     d = directory()
     programs, size = 0, 0
-    for base, _dirs, files in os.walk(d):
-        for name in files:
+    for base, _dirs, names in os.walk(d):
+        for name in names:
             with contextlib.suppress(OSError):
                 size += os.path.getsize(os.path.join(base, name))
             if base == d and name.startswith("g_") and name.endswith(".py"):
@@ -232,10 +226,12 @@ def info() -> dict:
 
 
 def clear(memory: bool = True, disk: bool = True) -> None:
-    """Delete compiled programs: the in-memory table and every version's files on disk.
+    """Delete compiled programs: the in-memory table and graphc's files on disk (every
+    version's); files graphc did not write there are left alone.
 
     Executors already built keep their compiled code; new ones compile again. With
     ``memory=True`` the big result arrays kept for reuse are released too (recycle.py).
+    ``gc.clear_caches()`` calls ``clear(disk=False)``.
 
     >>> gc.cache.clear()                 # doctest: +SKIP
     """
@@ -245,4 +241,24 @@ def clear(memory: bool = True, disk: bool = True) -> None:
         if "graphc.runtime.recycle" in sys.modules:  # never import Numba just to clear
             sys.modules["graphc.runtime.recycle"].release_all()
     if disk:
-        shutil.rmtree(root(), ignore_errors=True)
+        _clear_tree(root(), depth=0)
+
+
+_OURS = re.compile(r"^\.?g_[0-9a-f]{32}\.")  # a program's files and their temp files
+
+
+def _clear_tree(path: str, depth: int) -> None:
+    """Delete graphc's files below ``numba/`` (``<tag>/`` and ``<tag>/__pycache__/``),
+    then each of those directories if that left it empty. Links are never followed."""
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            if depth == 0 or (depth == 1 and e.name == "__pycache__"):
+                _clear_tree(e.path, depth + 1)
+        elif depth > 0 and _OURS.match(e.name):
+            files.remove(e.path)
+    with contextlib.suppress(OSError):  # not empty: foreign files stay, so does it
+        os.rmdir(path)

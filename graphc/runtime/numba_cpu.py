@@ -13,8 +13,9 @@ program is compiled.
 Compile policy (``settings``; ``gc.config`` may override, see :func:`_setting`):
 
 * ``mode="lazy"`` (default): the first ``compile_after`` calls run on the interpreter,
-  then the program compiles in a background thread and later calls switch to it. A
-  program already compiled in this process, or found on disk, is used at once.
+  then the program compiles on the background worker (:mod:`compile_queue`, one thread
+  for every executor) and later calls switch to it. A program already compiled in this
+  process is used at once; one found on disk is queued for loading at once.
 * ``mode="eager"``: compile on the first call and wait (tests, benchmarks).
 * ``mode="off"``: interpreter only.
 """
@@ -22,12 +23,13 @@ Compile policy (``settings``; ``gc.config`` may override, see :func:`_setting`):
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import warnings
 
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning
-from graphc.runtime import cache, codegen
+from graphc.runtime import cache, cache_entry, cache_files, codegen, compile_queue
 from graphc.runtime.interpreter import run_graph
 from graphc.runtime.runners import runner
 from graphc.tracer import source_info
@@ -58,7 +60,7 @@ class Executor:
     """
 
     __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "_run",
-                 "_compiled", "_thread", "_on_compiled", "_lock", "_compile_lock",
+                 "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
                  "__weakref__")
 
     def __init__(self, graph, on_compiled=None, strict=False, warn=True):
@@ -68,7 +70,8 @@ class Executor:
         self.key = self.path = self.origin = None
         self.calls = 0
         self._compiled = None
-        self._thread = None
+        self._queued = False              # a background compile was asked for
+        self._done = threading.Event()    # ... and has finished (either way)
         self._on_compiled = on_compiled
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
@@ -104,7 +107,7 @@ class Executor:
 
     def _interpret(self, arrays):
         self.calls += 1
-        if self.calls >= _setting("compile_after") and self._thread is None \
+        if self.calls >= _setting("compile_after") and not self._queued \
                 and self.program is not None and not self.reasons:
             if _setting("background"):
                 self._start_compile()
@@ -114,22 +117,23 @@ class Executor:
 
     def _start_compile(self) -> None:
         with self._lock:
-            if self._thread is not None or self._compiled is not None:
+            if self._queued or self._compiled is not None:
                 return
-            self._thread = threading.Thread(target=self._compile_in_thread, daemon=True,
-                                            name=f"graphc-compile-{self.graph.name}")
-            self._thread.start()
+            self._queued = True
+        compile_queue.submit(self._compile_in_thread)
 
     def _compile_in_thread(self) -> None:
-        self.compile_now()
-        if self.reasons:
-            self._fallback(False)
+        try:
+            if self._compiled is None and not self.reasons and not self.compile_now():
+                self._fallback(False)
+        finally:
+            self._done.set()
 
     def wait(self, timeout=None) -> bool:
-        """Block until a background compile finishes; True if the program now runs."""
-        t = self._thread
-        if t is not None:
-            t.join(timeout)
+        """Block until a background compile finishes (at most ``timeout`` seconds; at
+        once when none was started); True if the program now runs."""
+        if self._queued:
+            self._done.wait(timeout)
         return self.backend == "numba"
 
     def compile_now(self) -> bool:
@@ -140,15 +144,17 @@ class Executor:
     def _compile_locked(self) -> bool:
         if self._compiled is not None:
             return True
-        if self.program is None or not self.program.ok:
+        if self.program is None or not self.program.ok or self.reasons:
             return False
         in_memory = cache.lookup(self.key) is not None
         try:
             dispatcher, self.path = compile_program(self.program, self.key)
         except Exception as e:  # noqa: BLE001 - reported, the interpreter keeps running
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            where = cache.path_for(self.key)
+            where = where if os.path.exists(where) else "executor.program.source"
             self.reasons.append(f"Numba could not compile the program: {type(e).__name__}: "
-                                f"{first} (generated source: {cache.path_for(self.key)})")
+                                f"{first} (generated source: {where})")
             return False
         self.origin = "memory" if in_memory else origin(dispatcher)
         self._compiled = runner(dispatcher, self.program, self.graph)
@@ -230,29 +236,67 @@ def compile_graph(graph):
 
 
 def compile_program(program, key=None):
-    """``(dispatcher, path)`` for a generated program: memory, then disk, then Numba."""
+    """``(dispatcher, path)`` for a generated program: memory, then disk, then Numba.
+
+    ``path`` is None when the program was compiled in memory because the cache
+    directory is not private or not writable (a :class:`cache.CacheWarning` said so).
+    """
     _start_numba()
     key = key or cache.key_for(program.source)
     hit = cache.lookup(key)
     if hit is not None:
         return hit
-    with cache.locked(key):
-        path = cache.source_path(key, program.source)
-        sig = _signature(program)
+    sig = _signature(program)
+    entry = cache_entry.Entry(key, program.source)
+    if entry.open():
         try:
-            dispatcher = _load(key, path, sig)
-        except Exception:  # noqa: BLE001 - maybe a corrupted Numba cache entry: rebuild once
-            cache.purge(key)
-            path = cache.source_path(key, program.source)
-            dispatcher = _load(key, path, sig)
-    cache.remember(key, (dispatcher, path))
-    return dispatcher, path
+            try:
+                dispatcher, save_error = _load(key, entry.path, sig, program.source)
+            except Exception:  # noqa: BLE001 - maybe an entry Numba cannot load: rebuild once
+                if not entry.had_files:
+                    raise
+                entry.discard()
+                dispatcher, save_error = _load(key, entry.path, sig, program.source)
+            entry.keep(origin(dispatcher) == "disk", save_error)
+        finally:
+            entry.close()
+        result = (dispatcher, entry.path)
+    else:
+        result = (_load(key, None, sig, program.source)[0], None)
+    cache.remember(key, result)
+    return result
 
 
 _numba_started = False
+_numba_lock = threading.Lock()
 
 
 def _start_numba() -> None:
+    """Import Numba once; an import cut short (Ctrl-C) can be tried again.
+
+    A ``KeyboardInterrupt`` in the middle of ``import numba`` leaves half-initialized
+    ``numba.*`` modules in ``sys.modules``, and every later import then fails
+    (``module 'numba' has no attribute 'core'``); so on any failure the modules that
+    this import added are removed and the next call imports from scratch.
+    """
+    global _numba_started
+    if _numba_started:
+        return
+    with _numba_lock:
+        if _numba_started:
+            return
+        before = set(sys.modules)
+        try:
+            _import_numba()
+        except BaseException:
+            for name in [n for n in sys.modules if n not in before]:
+                if name.split(".")[0] in ("numba", "llvmlite"):
+                    del sys.modules[name]
+            raise
+        _numba_started = True
+
+
+def _import_numba() -> None:
     """Import Numba, without letting its start-up import ``scipy.linalg`` (0.4-0.6 s here).
 
     Numba's ``numba.np.arraymath`` asks at import whether BLAS is there by importing
@@ -263,34 +307,73 @@ def _start_numba() -> None:
     loaded program's BLAS calls import SciPy on their first run. Any surprise (another
     Numba version) just imports normally.
     """
-    global _numba_started
-    if _numba_started:
-        return
-    _numba_started = True
     import importlib.util
-    import sys
 
-    if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
-        return
-    try:
-        from numba.np import linalg
-    except Exception:  # noqa: BLE001
-        return
-    probe = linalg.ensure_blas
-    linalg.ensure_blas = lambda: None
-    try:
-        import numba.np.arraymath  # noqa: F401
-    except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
-        pass
-    finally:
-        linalg.ensure_blas = probe
+    if "numba.np.arraymath" not in sys.modules and importlib.util.find_spec("scipy"):
+        try:
+            from numba.np import linalg
+        except Exception:  # noqa: BLE001 - imported normally below
+            linalg = None
+        if linalg is not None:
+            probe = linalg.ensure_blas
+            linalg.ensure_blas = lambda: None
+            try:
+                import numba.np.arraymath  # noqa: F401
+            except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
+                pass
+            finally:
+                linalg.ensure_blas = probe
+    import numba  # noqa: F401
+    import numba.core.caching  # noqa: F401
 
 
-def _load(key, path, sig):
-    fn = cache.import_program(key, path, codegen.FN_NAME)
+def _load(key, path, sig, source):
+    """``(dispatcher, save_error)``: the program compiled for ``sig``, loaded from
+    Numba's disk cache beside ``path`` when it is there; ``path=None`` compiles in
+    memory without reading or writing any file. ``save_error``: the OSError that kept
+    Numba from saving (read-only or full disk), else None; the program works either way.
+    """
+    fn = cache.import_program(key, path, codegen.FN_NAME, source)
+    save_errors = []
+    if path is not None:
+        _cache_beside(fn, path, save_errors)
     fn.compile(sig)          # loads from Numba's on-disk cache when it is there
     fn.disable_compile()     # one signature: never a surprise compile on a call
-    return fn
+    return fn, (save_errors[0] if save_errors else None)
+
+
+def _cache_beside(fn, path, save_errors) -> None:
+    """Turn on Numba's disk cache for ``fn`` in ``__pycache__`` beside ``path`` (the
+    directory graphc checked), never elsewhere: if Numba would use another directory
+    (``NUMBA_CACHE_DIR``, or the program's own is not writable), the program is not
+    cached. Save errors are collected in ``save_errors`` instead of failing the compile.
+    """
+    from numba.core.caching import NullCache
+
+    want = os.path.join(os.path.dirname(path), "__pycache__")
+    try:
+        fn.enable_caching()
+        where = fn._cache.cache_path
+    except Exception:  # noqa: BLE001 - no usable cache locator: compile without one
+        where = None
+    if where is None or os.path.realpath(where) != os.path.realpath(want):
+        fn._cache = NullCache()
+        if where is not None:
+            cache_files.warn_once(where, (
+                f"Numba would cache graphc's programs in {where} (NUMBA_CACHE_DIR, or "
+                f"{want} is not writable), which graphc does not check; they are compiled "
+                "in memory and not cached. Fix: unset NUMBA_CACHE_DIR or make the graphc "
+                "cache directory writable."))
+        return
+    save = fn._cache.save_overload
+
+    def save_or_skip(sig, data):
+        try:
+            save(sig, data)
+        except OSError as e:  # read-only or full disk: keep the compiled program
+            save_errors.append(e)
+
+    fn._cache.save_overload = save_or_skip
 
 
 def origin(dispatcher) -> str:
@@ -314,4 +397,4 @@ def _signature(program) -> tuple:
 
 
 def _on_disk(key) -> bool:
-    return os.path.exists(cache.path_for(key))
+    return cache.on_disk(key)

@@ -1,26 +1,129 @@
-"""The Numba tests' shared set-up: programs compile on the first call (``eager``), into
-one cache directory shared by every run of the suite, so only the first run pays for the
-compiles (the cache tests in test_numba_cache.py use fresh directories of their own).
+"""The Numba tests' shared set-up.
 
-A test module opts in with ``pytestmark = pytest.mark.usefixtures("eager_compile")``.
+* ``eager_compile``: programs compile on the first call (``eager``), into one private
+  cache directory per test session (``tempfile.mkdtemp``, mode 0700, deleted when the
+  session ends), so tests that compile the same program share the compile. A test
+  module opts in with ``pytestmark = pytest.mark.usefixtures("eager_compile")``.
+* ``run_program``: the cache tests' tiny program run in a fresh interpreter (Numba's
+  disk cache only shows across processes) against a given cache directory.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import textwrap
 
+import numpy as np
 import pytest
 
 from graphc.runtime import numba_cpu
 
-CACHE_DIR = os.path.join(tempfile.gettempdir(), f"graphc-test-cache-{os.getuid()}")
+
+@pytest.fixture(scope="session")
+def session_cache_dir():
+    """A private cache directory for this test session, removed at its end."""
+    path = tempfile.mkdtemp(prefix="graphc-test-cache-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def eager_compile():
+def eager_compile(session_cache_dir):
     mp = pytest.MonkeyPatch()
-    mp.setenv("GRAPHC_CACHE_DIR", CACHE_DIR)
+    mp.setenv("GRAPHC_CACHE_DIR", session_cache_dir)
     mp.setattr(numba_cpu.settings, "mode", "eager")
     yield
     mp.undo()
+
+
+PROGRAM = """
+import json, os, sys, warnings
+import numpy as np
+from graphc.ops import registry
+from graphc.runtime import numba_cpu
+from graphc.tracer.ir import Aval
+from graphc.tracer.trace import TraceContext
+
+caught = []
+warnings.showwarning = lambda m, c, *a, **k: caught.append(f"{c.__name__}: {m}")
+warnings.simplefilter("always")
+numba_cpu.settings.mode = "eager"
+#PRELUDE
+with TraceContext("cached") as ctx:
+    x = ctx.new_input(Aval((4,), np.dtype(np.float32)))
+    two = ctx.constant(np.asarray(2.0, np.float32))
+    (y,) = ctx.add_node(registry.get("multiply"), (x, two), {}, (x.aval,))
+    (z,) = ctx.add_node(registry.get("exp"), (y,), {}, (x.aval,))
+    graph = ctx.finish([z])
+ex = numba_cpu.executor_for(graph, strict=True)  # jit_compile=True: never falls back
+out = ex([np.arange(4, dtype=np.float32)])[0]
+print(json.dumps({"backend": ex.backend, "origin": ex.origin, "out": out.tolist(),
+                  "path": ex.path, "key": ex.key, "warnings": caught,
+                  "numba_read": getattr(sys, "numba_read", None),
+                  "scipy_linalg": "scipy.linalg" in sys.modules}))
+"""
+
+# Put in a program's prelude: records in sys.numba_read the Numba cache files that
+# Numba opened to unpickle (its index and data files), to prove what was loaded.
+RECORD_NUMBA_READS = """
+import numba.core.caching as _caching
+sys.numba_read = []
+_index, _data = _caching.IndexDataCacheFile._load_index, _caching.IndexDataCacheFile._load_data
+def _load_index(self):
+    if os.path.exists(self._index_path):
+        sys.numba_read.append(os.path.basename(self._index_path))
+    return _index(self)
+def _load_data(self, name):
+    sys.numba_read.append(name)
+    return _data(self, name)
+_caching.IndexDataCacheFile._load_index = _load_index
+_caching.IndexDataCacheFile._load_data = _load_data
+"""
+
+EXPECTED = np.exp(np.arange(4, dtype=np.float32) * np.float32(2)).tolist()
+
+
+def run_programs(cache_dir, n=1, prelude="", returncode=0):
+    """Run PROGRAM (``prelude`` first) in ``n`` processes at once, with
+    ``GRAPHC_CACHE_DIR=cache_dir``; their reports (None for a process that exited with
+    the expected non-zero ``returncode``)."""
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(cache_dir))
+    code = PROGRAM.replace("#PRELUDE", textwrap.dedent(prelude))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(n)]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == returncode, err[-3000:]
+        reports.append(json.loads(out.strip().splitlines()[-1]) if returncode == 0 else None)
+    return reports
+
+
+def run_program(cache_dir, prelude="", returncode=0):
+    """One process of :func:`run_programs`; its report."""
+    return run_programs(cache_dir, 1, prelude, returncode)[0]
+
+
+def check(report, origin):
+    """The program ran compiled, from ``origin``, with the right numbers."""
+    assert report["backend"] == "numba"
+    assert report["origin"] == origin, report
+    np.testing.assert_allclose(report["out"], EXPECTED, rtol=1e-6)
+
+
+@pytest.fixture
+def cache_program():
+    """``(run_program, check, RECORD_NUMBA_READS)`` for the cache tests."""
+    return run_program, check, RECORD_NUMBA_READS
+
+
+@pytest.fixture
+def cache_programs():
+    """:func:`run_programs`: several processes at once."""
+    return run_programs

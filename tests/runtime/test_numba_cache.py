@@ -1,67 +1,20 @@
 """The compiled-program cache (graphc.runtime.cache): disk hits in a new process,
 recovery from corrupted entries, concurrent writers, info/clear.
 
-Each test runs small scripts in fresh interpreters (Numba's disk cache only shows across
-processes) against its own cache directory; they all compile the same tiny program.
+Each test runs the tiny program of conftest.py in fresh interpreters (Numba's disk cache
+only shows across processes) against its own cache directory.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
-from graphc.runtime import cache
-
-SCRIPT = textwrap.dedent("""
-    import json, sys
-    import numpy as np
-    from graphc.ops import registry
-    from graphc.runtime import numba_cpu
-    from graphc.tracer.ir import Aval
-    from graphc.tracer.trace import TraceContext
-
-    numba_cpu.settings.mode = "eager"
-    with TraceContext("cached") as ctx:
-        x = ctx.new_input(Aval((4,), np.dtype(np.float32)))
-        two = ctx.constant(np.asarray(2.0, np.float32))
-        (y,) = ctx.add_node(registry.get("multiply"), (x, two), {}, (x.aval,))
-        (z,) = ctx.add_node(registry.get("exp"), (y,), {}, (x.aval,))
-        graph = ctx.finish([z])
-    ex = numba_cpu.executor_for(graph)
-    out = ex([np.arange(4, dtype=np.float32)])[0]
-    print(json.dumps({"backend": ex.backend, "origin": ex.origin, "out": out.tolist(),
-                      "reasons": ex.reasons, "scipy_linalg": "scipy.linalg" in sys.modules}))
-""")
-
-
-def run_script(cache_dir, n=1):
-    """Run SCRIPT in ``n`` processes at once; their JSON reports."""
-    env = dict(os.environ, GRAPHC_CACHE_DIR=str(cache_dir))
-    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for _ in range(n)]
-    reports = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
-        reports.append(json.loads(out.strip().splitlines()[-1]))
-    return reports
-
-
-EXPECTED = np.exp(np.arange(4, dtype=np.float32) * np.float32(2)).tolist()
-
-
-def check_report(report, origin):
-    assert report["backend"] == "numba", report["reasons"]
-    assert report["origin"] == origin
-    np.testing.assert_allclose(report["out"], EXPECTED, rtol=1e-6)
-
+from graphc.runtime import cache, cache_entry
 
 def program_files(cache_dir):
     files = []
@@ -71,10 +24,11 @@ def program_files(cache_dir):
     return sorted(files)
 
 
-def test_second_process_loads_from_disk(tmp_path):
-    check_report(run_script(tmp_path)[0], "compiled")
-    report = run_script(tmp_path)[0]
-    check_report(report, "disk")
+def test_second_process_loads_from_disk(tmp_path, cache_program):
+    run, check, _ = cache_program
+    check(run(tmp_path), "compiled")
+    report = run(tmp_path)
+    check(report, "disk")
     # Numba's start-up BLAS probe (scipy.linalg, 0.4-0.6 s) is skipped (numba_cpu._start_numba)
     assert not report["scipy_linalg"]
 
@@ -105,8 +59,9 @@ def test_float_matmul_compiles_in_a_fresh_process(tmp_path):
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
 
 
-def test_corrupted_entries_are_rebuilt(tmp_path):
-    check_report(run_script(tmp_path)[0], "compiled")
+def test_corrupted_entries_are_rebuilt(tmp_path, cache_program):
+    run, check, _ = cache_program
+    check(run(tmp_path), "compiled")
     files = program_files(tmp_path)
     kinds = {os.path.splitext(f)[1] for f in files}
     assert {".py", ".nbi", ".nbc"} <= kinds, files
@@ -116,19 +71,22 @@ def test_corrupted_entries_are_rebuilt(tmp_path):
             fh.seek(0)
             fh.truncate()
             fh.write(data[: len(data) // 2] + b"\x00garbage")
-    check_report(run_script(tmp_path)[0], "compiled")
-    check_report(run_script(tmp_path)[0], "disk")
+    check(run(tmp_path), "compiled")
+    check(run(tmp_path), "disk")
 
 
-def test_concurrent_writers_leave_a_valid_cache(tmp_path):
-    for report in run_script(tmp_path, n=2):
-        check_report(report, report["origin"])  # whichever got the lock first compiled
-    check_report(run_script(tmp_path)[0], "disk")
+def test_concurrent_writers_leave_a_valid_cache(tmp_path, cache_program, cache_programs):
+    run, check, _ = cache_program
+    reports = cache_programs(tmp_path, n=2)
+    for report in reports:
+        check(report, report["origin"])  # whichever got the lock first compiled
+    assert "compiled" in {r["origin"] for r in reports}
+    check(run(tmp_path), "disk")
 
 
-def test_info_and_clear(tmp_path, monkeypatch):
+def test_info_and_clear(tmp_path, monkeypatch, cache_program):
     monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))
-    run_script(tmp_path)
+    cache_program[0](tmp_path)
     info = cache.info()
     assert info["programs"] == 1 and info["bytes"] > 0
     assert info["directory"].startswith(str(tmp_path))
@@ -142,9 +100,10 @@ def test_source_file_is_rewritten_when_it_differs(tmp_path, monkeypatch, text):
     monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))
     source = "# a program\n"
     key = cache.key_for(source)
-    path = cache.source_path(key, source)
+    assert cache_entry.disk_usable()
+    path = cache_entry.source_path(key, source)
     with open(path, "w") as f:
         f.write(text)
-    assert cache.source_path(key, source) == path
+    assert cache_entry.source_path(key, source) == path
     with open(path) as f:
         assert f.read() == source
