@@ -9,6 +9,8 @@ other TensorFlow-style names.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from graphc import config
@@ -48,6 +50,7 @@ def _checked_asarray(value, dtype=None) -> np.ndarray:
     and booleans only (their kernels are numeric), and NumPy would otherwise make a ``<U1``
     or ``object`` array that fails later with a less helpful message.
     """
+    check_plain_array(value)
     try:
         arr = np.asarray(value, dtype=dtype)
     except (ValueError, TypeError) as e:
@@ -64,6 +67,23 @@ def _checked_asarray(value, dtype=None) -> np.ndarray:
             f"booleans, not {arr.dtype} values"
         )
     return arr
+
+
+def check_plain_array(value) -> None:
+    """Refuse arrays a tensor cannot stand for: masked arrays (a tensor has no mask, so
+    converting would silently compute with the masked-out values) and non-numeric ones."""
+    ma = sys.modules.get("numpy.ma")  # no masked array exists before numpy.ma is imported
+    if ma is not None and isinstance(value, ma.MaskedArray):
+        raise TypeError(
+            f"cannot convert a masked array (shape {value.shape}, dtype {value.dtype}) to a "
+            "tensor: tensors have no "
+            "mask, and dropping it would compute with the masked-out values. Pass "
+            "a.filled(fill_value) to choose what masked entries hold, or a.data to use "
+            "them as they are")
+    if isinstance(value, np.ndarray) and value.dtype.kind in _NON_NUMERIC:
+        raise TypeError(
+            f"cannot convert {_short(value)} to a tensor: graphc tensors hold numbers and "
+            f"booleans, not {value.dtype} values")
 
 
 def _short(value) -> str:

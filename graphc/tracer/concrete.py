@@ -9,10 +9,12 @@ those variables' locks for the whole call (``_variable_guard``).
 from __future__ import annotations
 
 import threading
+import types
 
 import numpy as np
 
 from graphc import config
+from graphc.dtypes import check_plain_array
 from graphc.ops.state import argument_input, is_resource
 from graphc.tracer import ir, nest
 from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
@@ -58,6 +60,8 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                         leaf, name=name if len(leaves) == 1 else f"{name}_{i}"))
                     symbols.append(leaf)  # the body uses the variable; reads go via v
                 elif _is_tensor_leaf(leaf):
+                    if isinstance(leaf, np.ndarray):
+                        _check_array_argument(function, name, leaf)
                     spec = TensorSpec(leaf.shape, leaf.dtype,
                                       name=name if len(leaves) == 1 else f"{name}_{i}")
                     v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
@@ -72,6 +76,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
         ctx.input_names = input_names
         pos, kw = _split_call(params, call_args)
         result = python_fn(*pos, **kw)
+        _check_not_lazy(function, python_fn, result)
         out_leaves, out_td = nest.flatten(result)
         values, template = [], []
         for leaf in out_leaves:
@@ -85,6 +90,34 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                 template.append(leaf)
     graph = ctx.finish(values)
     return ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+
+
+def _check_array_argument(function, name, array) -> None:
+    """A masked, string or object array argument gets eager mode's error, naming it."""
+    try:
+        check_plain_array(array)
+    except TypeError as e:
+        raise TypeError(f"gc.function {function.__name__!r}, argument {name!r}: {e}") \
+            from None
+
+
+def _check_not_lazy(function, python_fn, result) -> None:
+    """A generator or coroutine cannot be traced: its body runs later, outside the trace
+    (the graph would be empty and its tensors escape): say so at the call."""
+    if not isinstance(result, types.GeneratorType | types.CoroutineType
+                      | types.AsyncGeneratorType):
+        return
+    what = {types.GeneratorType: "a generator", types.CoroutineType: "a coroutine",
+            types.AsyncGeneratorType: "an async generator"}[type(result)]
+    if hasattr(result, "close"):
+        result.close()
+    code = getattr(getattr(python_fn, "__func__", python_fn), "__code__", None)
+    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    raise TypeError(
+        f"gc.function {function.__name__!r}{where} returned {what}: a traced function must "
+        "compute its results when called. Return a tuple or list of tensors (or "
+        "gc.stack them) instead of yielding them, or call a generator inside the "
+        "function and collect what it yields")
 
 
 def _split_call(params, values):

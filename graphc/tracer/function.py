@@ -164,9 +164,8 @@ class Function:
                 concrete = self._lookup(key, flat_args)
             except Exception as e:
                 # an error while tracing: show the user's frames, not graphc's call chain
+                # (none left: graphc refused the call itself; the caller's line is enough)
                 tb = source_info.filter_traceback(e.__traceback__)
-                if tb is None:
-                    raise
                 raise e.with_traceback(tb) from e.__cause__
         return concrete._call_bound(flat_args)
 
