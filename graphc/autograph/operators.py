@@ -19,7 +19,20 @@ from graphc.errors import AutographError
 from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
-           "or_", "not_", "if_exp", "call", "assert_stmt", "ldu", "retval"]
+           "or_", "not_", "if_exp", "call", "assert_stmt", "ld", "ldu", "retval"]
+
+
+def ld(value, name: str, free: bool = False):
+    """A read of variable ``name``: its value, or Python's error if it was never assigned
+    (it still holds AutoGraph's ``Undefined`` placeholder): ``UnboundLocalError``, or
+    ``NameError`` for a ``free`` read (from a lambda)."""
+    if type(value) is Undefined:
+        if free:
+            raise NameError(f"cannot access free variable '{name}' where it is not "
+                            "associated with a value in enclosing scope")
+        raise UnboundLocalError(
+            f"cannot access local variable '{name}' where it is not associated with a value")
+    return value
 
 
 def ldu(load, name: str):

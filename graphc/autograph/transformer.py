@@ -69,9 +69,10 @@ class Namer:
 
 def convert(fn_node: ast.FunctionDef, ag: str, namer: Namer) -> ast.FunctionDef:
     """Convert ``fn_node`` in place (its nested functions too) and return it."""
+    user_lambdas = {id(n) for n in ast.walk(fn_node) if isinstance(n, ast.Lambda)}
     ExpressionConverter(ag).visit(fn_node)
     for node in _function_defs(fn_node):  # innermost first; each is its own scope
-        _convert_scope(node, ag, namer)
+        _convert_scope(node, ag, namer, user_lambdas)
     return fn_node
 
 
@@ -85,7 +86,8 @@ def _function_defs(node):
     return out
 
 
-def _convert_scope(fn: ast.FunctionDef, ag: str, namer: Namer) -> None:
+def _convert_scope(fn: ast.FunctionDef, ag: str, namer: Namer, user_lambdas) -> None:
+    user_loads = _own_loads(fn.body, user_lambdas)  # before lowering adds its own
     lowering.lower_returns(fn, ag, namer)
     fn.body = lowering.lower_jumps(fn.body, ag, namer)
     live = analysis.Liveness()
@@ -95,6 +97,41 @@ def _convert_scope(fn: ast.FunctionDef, ag: str, namer: Namer) -> None:
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     converter = _ControlFlow(ag, namer, live, analysis.global_names(fn.body))
     fn.body = converter.block(fn.body, _Scope(params | analysis.declared(fn.body)))
+    if converter.maybe_undefined:
+        _CheckedLoads(ag, converter.maybe_undefined, user_loads).visit(fn)
+
+
+def _own_loads(stmts, user_lambdas) -> dict[int, bool]:
+    """The ``Name`` loads in this scope's own code: id -> whether the read is in one of
+    the user's lambdas (a free variable there). Nested ``def``/``class`` bodies are
+    scopes of their own and converted on their own."""
+    out, todo = {}, [(s, False) for s in stmts]
+    while todo:
+        node, free = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out[id(node)] = free
+        free = free or id(node) in user_lambdas
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                todo.append((child, free))
+    return out
+
+
+class _CheckedLoads(ast.NodeTransformer):
+    """Every user read of a variable that may still be ``Undefined`` becomes
+    ``ag__.ld(x, 'x')``, which raises ``UnboundLocalError`` where Python would (a
+    variable set in one branch of a Python ``if``, or only in a loop that never ran)."""
+
+    def __init__(self, ag, names, user_loads):
+        self.ag, self.names, self.user_loads = ag, names, user_loads
+
+    def visit_Name(self, node):
+        free = self.user_loads.get(id(node))
+        if free is None or node.id not in self.names:
+            return node
+        call = templates.expr(f"{self.ag}.ld(NAME, {node.id!r}{', True' if free else ''})",
+                              NAME=node)
+        return ast.copy_location(call, node)
 
 
 class _Scope:
@@ -113,6 +150,7 @@ class _ControlFlow:
         self.live = live
         self.globals = global_names
         self.vars = namer.new("vars_")
+        self.maybe_undefined: set[str] = set()  # names given an Undefined binding
 
     def block(self, stmts, scope: _Scope) -> list:
         out = []
@@ -149,6 +187,7 @@ class _ControlFlow:
         """Give every name in ``names`` a binding here (Undefined if it has no value)."""
         out = []
         for v in sorted(set(names) - scope.defined):
+            self.maybe_undefined.add(v)
             if v in scope.possible:
                 out += templates.stmts(f"{v} = {self.ag}.ldu(lambda: {v}, {v!r})")
             else:
