@@ -150,6 +150,19 @@ def _walk_scope(node):
         yield from _walk_scope(child)
 
 
+def captured(stmts, closures) -> set[str]:
+    """Names read by the closures (ids in ``closures``: the user's lambdas and nested
+    ``def``s) created in ``stmts``. A closure sees the variable, not its value when it
+    was made (late binding), so such a name must stay one variable of the enclosing
+    scope rather than become a local of a branch or loop-body function."""
+    out = set()
+    for node in stmts:
+        for sub in _walk_scope(node):
+            if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef) or id(sub) in closures:
+                out |= reads(sub)
+    return out
+
+
 def extra_tests(node) -> list:
     """The extra loop conditions lowering attached to a ``for`` (break/return flags)."""
     return getattr(node, "ag_extra_tests", [])

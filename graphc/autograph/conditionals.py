@@ -7,6 +7,8 @@ that reads and writes the statement's state variables through ``get_state`` /
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from graphc.ops import control
@@ -122,6 +124,38 @@ def or_(first, *rest):
             return value
         value = thunk()
     return value
+
+
+_COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+            "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_,
+            "IsNot": operator.is_not, "In": lambda a, b: a in b,
+            "NotIn": lambda a, b: a not in b}
+
+
+def compare_chain(left, *steps):
+    """``left op1 b op2 c ...`` with ``steps = (op1, lambda: b, op2, lambda: c, ...)``.
+
+    Each operand is evaluated once, left to right. On Python values this is Python's
+    chain (it stops at the first false comparison and returns it); once a comparison
+    gives a tensor, the chain means ``(left op1 b) & (b op2 c) ...``: the remaining
+    comparisons are evaluated too and joined elementwise with ``logical_and``.
+    """
+    joined = None
+    for k in range(0, len(steps), 2):
+        right = steps[k + 1]()
+        result = _COMPARE[steps[k]](left, right)
+        if isinstance(result, Tensor):
+            from graphc.tf_api import logical_and
+
+            joined = result if joined is None else logical_and(joined, result)
+        elif joined is not None:
+            from graphc.tf_api import logical_and
+
+            joined = logical_and(joined, bool(result))
+        elif not result:
+            return result
+        left = right
+    return result if joined is None else joined
 
 
 def not_(value):

@@ -3,6 +3,9 @@
 * ``a and b and c`` -> ``ag__.and_(a, lambda: b, lambda: c)`` (``or_`` likewise): the
   later operands stay lazy, as in Python, and become a ``cond`` when ``a`` is a tensor;
 * ``not a`` -> ``ag__.not_(a)``;
+* ``a < b < c`` -> ``ag__.compare_chain(a, 'Lt', lambda: b, 'Lt', lambda: c)``: Python's
+  chain on Python values; once a comparison gives a tensor, the rest are evaluated and
+  joined with ``logical_and`` (elementwise ``(a < b) & (b < c)``);
 * ``x if c else y`` -> ``ag__.if_exp(c, lambda: x, lambda: y)``;
 * ``f(*args, **kw)`` -> ``ag__.call(f, *args, **kw)``: converts user functions on the
   fly and turns ``int/float/bool/len/range`` of tensors into graph ops;
@@ -71,6 +74,16 @@ class ExpressionConverter(ast.NodeTransformer):
         return ast.copy_location(ast.Call(
             func=self._ag("if_exp", node),
             args=[node.test, _thunk(node.body), _thunk(node.orelse)], keywords=[]), node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) < 2 or any(_has_walrus(c) for c in node.comparators):
+            return node
+        args = [node.left]
+        for op, right in zip(node.ops, node.comparators):
+            args += [ast.Constant(type(op).__name__), _thunk(right)]
+        return ast.copy_location(ast.Call(func=self._ag("compare_chain", node), args=args,
+                                          keywords=[]), node)
 
     def visit_Call(self, node):
         self.generic_visit(node)

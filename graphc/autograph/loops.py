@@ -36,13 +36,19 @@ def _warn_unrolled(n: int) -> None:
         "Loop over gc.range(n) or over a tensor to make it one graph loop.", stacklevel=3)
 
 
-def while_stmt(test, body, get_state, set_state, names):
-    """``while test(): body()``; once ``test()`` is symbolic the rest is a graph loop."""
+def while_stmt(test, body, get_state, set_state, names, nouts=None):
+    """``while test(): body()``; once ``test()`` is symbolic the rest is a graph loop.
+
+    ``names`` are the state the body rebinds: the first ``nouts`` (default: all) are
+    the loop variables; the rest are read by closures made in the body, and get their
+    entry values back after a graph loop (the body's traced values must not escape).
+    """
     n = 0
     while True:
         value = test()
         if is_symbolic(value):
-            _stage_while(test, body, get_state, set_state, names, "while")
+            _stage_while(test, body, *_loop_state(get_state, set_state, names, nouts),
+                         "while")
             return
         if not value:
             return
@@ -51,14 +57,16 @@ def while_stmt(test, body, get_state, set_state, names):
         _warn_unrolled(n)
 
 
-def for_stmt(iterable, extra_test, body, get_state, set_state, names):
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, nouts=None):
     """``for x in iterable: body(x)`` while ``extra_test()`` holds (break/return flags).
 
     A symbolic tensor (rows) or ``gc.range``/``range`` of tensors becomes a graph loop;
-    other iterables run in Python (unrolled into the graph while tracing).
+    other iterables run in Python (unrolled into the graph while tracing). ``names`` and
+    ``nouts`` as for :func:`while_stmt`.
     """
     if is_symbolic(iterable):
-        _stage_for(iterable, extra_test, body, get_state, set_state, names)
+        _stage_for(iterable, extra_test, body,
+                   *_loop_state(get_state, set_state, names, nouts))
         return
     n = 0
     for item in iterable:
@@ -68,7 +76,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names):
                 # a tensor break/return inside a Python loop: each later iteration runs
                 # under a graph cond on the flag
                 if_stmt(ok, lambda item=item: body(item), lambda: None, get_state,
-                        set_state, names)
+                        set_state, names, nouts)
                 n += 1
                 _warn_unrolled(n)
                 continue
@@ -77,6 +85,22 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names):
         body(item)
         n += 1
         _warn_unrolled(n)
+
+
+def _loop_state(get_state, set_state, names, nouts):
+    """``(get, set, names)`` of the loop variables alone: the other state keeps the value
+    it had when the loop was staged."""
+    if nouts is None or nouts == len(names):
+        return get_state, set_state, names
+    rest = tuple(get_state())[nouts:]
+
+    def get_loop_vars():
+        return tuple(get_state())[:nouts]
+
+    def set_loop_vars(values):
+        set_state(tuple(values) + rest)
+
+    return get_loop_vars, set_loop_vars, names[:nouts]
 
 
 def _stage_while(test, body, get_state, set_state, names, construct, counter=None):

@@ -13,13 +13,22 @@ import builtins
 
 import numpy as np
 
-from graphc.autograph.conditionals import and_, as_bool, here, if_exp, if_stmt, not_, or_
+from graphc.autograph.conditionals import (
+    and_,
+    as_bool,
+    compare_chain,
+    here,
+    if_exp,
+    if_stmt,
+    not_,
+    or_,
+)
 from graphc.autograph.loops import for_stmt, while_stmt
 from graphc.errors import AutographError
 from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
-           "or_", "not_", "if_exp", "call", "assert_stmt", "ld", "ldu", "retval"]
+           "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu", "retval"]
 
 
 def ld(value, name: str, free: bool = False):

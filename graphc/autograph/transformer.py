@@ -95,7 +95,7 @@ def _convert_scope(fn: ast.FunctionDef, ag: str, namer: Namer, user_lambdas) -> 
     args = fn.args
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    converter = _ControlFlow(ag, namer, live, analysis.global_names(fn.body))
+    converter = _ControlFlow(ag, namer, live, analysis.global_names(fn.body), user_lambdas)
     fn.body = converter.block(fn.body, _Scope(params | analysis.declared(fn.body)))
     if converter.maybe_undefined:
         _CheckedLoads(ag, converter.maybe_undefined, user_loads).visit(fn)
@@ -144,8 +144,9 @@ class _Scope:
 
 
 class _ControlFlow:
-    def __init__(self, ag, namer, live, global_names):
+    def __init__(self, ag, namer, live, global_names, user_lambdas):
         self.ag = ag
+        self.user_lambdas = user_lambdas
         self.namer = namer
         self.live = live
         self.globals = global_names
@@ -233,8 +234,8 @@ class _ControlFlow:
         body_in, else_in = self.live.branch_in[id(s)]
         mod_b, mod_e = analysis.bound(s.body), analysis.bound(s.orelse)
         live = sorted(((mod_b | mod_e) & after) - self.globals)
-        nl_b = (mod_b & (set(live) | body_in)) - self.globals
-        nl_e = (mod_e & (set(live) | else_in)) - self.globals
+        nl_b = (mod_b & (set(live) | body_in | self._captured(s.body))) - self.globals
+        nl_e = (mod_e & (set(live) | else_in | self._captured(s.orelse))) - self.globals
         # Every name a branch rebinds in the enclosing scope is state, live or not: the
         # runtime restores all of them before tracing each branch (else a name the first
         # branch changed leaks into the second). Only the live ones (first) are outputs.
@@ -250,37 +251,51 @@ class _ControlFlow:
             templates.strings_tuple(state), ast.Constant(len(live))])
         return templates.locate([*pre, body_fn, else_fn, *state_fns, call], s)
 
+    def _captured(self, stmts) -> set[str]:
+        return analysis.captured(stmts, self.user_lambdas)
+
     def _loop_vars(self, s, extra_bound=frozenset()):
+        """``(loop variables, captured)``: what the body modifies and is live at the
+        head, then what else it modifies that a closure made in it reads (kept in the
+        enclosing scope, restored after a graph loop, like an ``if``'s dead state)."""
         head = self.live.loop_head[id(s)]
-        mod = analysis.bound(s.body) | set(extra_bound)
-        return sorted((mod & head) - self.globals)
+        mod = (analysis.bound(s.body) | set(extra_bound)) - self.globals
+        loop_vars = sorted(mod & head)
+        return loop_vars, sorted((mod & self._captured(s.body)) - set(loop_vars))
+
+    def _loop_args(self, loop_vars, captured):
+        state = loop_vars + captured
+        args = [templates.strings_tuple(state)]
+        return args + [ast.Constant(len(loop_vars))] if captured else args
 
     def while_stmt(self, s: ast.While, scope):
-        loop_vars = self._loop_vars(s)
-        pre = self._inits(loop_vars, scope)
+        loop_vars, captured = self._loop_vars(s)
+        state = loop_vars + captured
+        pre = self._inits(state, scope)
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
         test_fn = templates.stmts("def NAME():\n    return TEST", NAME=test_name, TEST=s.test)
-        body_fn = self._function(body_name, [], loop_vars, s.body)
-        state_fns, get, put = self._state_fns(loop_vars)
+        body_fn = self._function(body_name, [], state, s.body)
+        state_fns, get, put = self._state_fns(state)
         call = self._call("while_stmt", [
             ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
             ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
-            templates.strings_tuple(loop_vars)])
+            *self._loop_args(loop_vars, captured)])
         return templates.locate([*pre, *test_fn, body_fn, *state_fns, call], s)
 
     def for_stmt(self, s: ast.For, scope):
         targets = analysis.target_names(s.target)
-        loop_vars = self._loop_vars(s, targets)
-        pre = self._inits(loop_vars, scope)
+        loop_vars, captured = self._loop_vars(s, targets)
+        state = loop_vars + captured
+        pre = self._inits(state, scope)
         body_name = self.namer.new("loop_body")
         body = list(s.body)
-        if isinstance(s.target, ast.Name) and s.target.id not in loop_vars:
+        if isinstance(s.target, ast.Name) and s.target.id not in state:
             param = s.target.id
         else:
             param = self.namer.new("itr")
             body.insert(0, ast.copy_location(ast.Assign(
                 targets=[s.target], value=ast.Name(param, ast.Load())), s.target))
-        body_fn = self._function(body_name, [param], loop_vars, body)
+        body_fn = self._function(body_name, [param], state, body)
         tests = analysis.extra_tests(s)
         extra, extra_fn = ast.Constant(None), []
         if tests:
@@ -290,10 +305,10 @@ class _ControlFlow:
             name = self.namer.new("extra_test")
             extra_fn = templates.stmts("def NAME():\n    return TEST", NAME=name, TEST=test)
             extra = ast.Name(name, ast.Load())
-        state_fns, get, put = self._state_fns(loop_vars)
+        state_fns, get, put = self._state_fns(state)
         call = self._call("for_stmt", [
             s.iter, extra, ast.Name(body_name, ast.Load()), ast.Name(get, ast.Load()),
-            ast.Name(put, ast.Load()), templates.strings_tuple(loop_vars)])
+            ast.Name(put, ast.Load()), *self._loop_args(loop_vars, captured)])
         return templates.locate([*pre, *extra_fn, body_fn, *state_fns, call], s)
 
 
