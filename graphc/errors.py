@@ -37,7 +37,7 @@ class RetracingWarning(UserWarning):
     """
 
 
-class AutographError(Exception):
+class AutographError(ValueError):
     """AutoGraph could not convert a Python construct on tensors.
 
     The message names the variable, file and line, e.g. a variable defined in only one

@@ -163,6 +163,67 @@ def captured(stmts, closures) -> set[str]:
     return out
 
 
+def composites(stmts) -> dict[str, ast.expr]:
+    """The composite names a block assigns in this scope (``d['a'] = ...``, ``obj.x +=
+    ...``, ``l[0] = ...``): source text -> target expression, in order of appearance.
+
+    Only attribute and subscript chains on a plain name with constant or name keys
+    count (``a.b[0].c``, ``d[k]``); a target with a computed key (``l[i + 1]``) names
+    no fixed place and is left alone.
+    """
+    out: dict[str, ast.expr] = {}
+    for node in stmts:
+        for sub in _walk_scope(node):
+            targets = (sub.targets if isinstance(sub, ast.Assign) else
+                       [sub.target] if isinstance(sub, ast.AugAssign | ast.AnnAssign)
+                       else [])
+            for t in targets:
+                for leaf in _target_leaves(t):
+                    if isinstance(leaf, ast.Attribute | ast.Subscript) and _simple(leaf):
+                        out.setdefault(ast.unparse(leaf), leaf)
+    return out
+
+
+def composite_base(target: ast.expr) -> str:
+    while isinstance(target, ast.Attribute | ast.Subscript):
+        target = target.value
+    return target.id
+
+
+def composite_keys(target: ast.expr) -> set[str]:
+    """The names a composite's subscripts read (``i`` in ``d[i].x``)."""
+    out = set()
+    while isinstance(target, ast.Attribute | ast.Subscript):
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name):
+            out.add(target.slice.id)
+        target = target.value
+    return out
+
+
+def _target_leaves(t):
+    if isinstance(t, ast.Tuple | ast.List):
+        for e in t.elts:
+            yield from _target_leaves(e)
+    elif isinstance(t, ast.Starred):
+        yield from _target_leaves(t.value)
+    else:
+        yield t
+
+
+def _simple(t) -> bool:
+    while isinstance(t, ast.Attribute | ast.Subscript):
+        if isinstance(t, ast.Subscript) and not _simple_key(t.slice):
+            return False
+        t = t.value
+    return isinstance(t, ast.Name)
+
+
+def _simple_key(k) -> bool:
+    if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub):
+        k = k.operand
+    return isinstance(k, ast.Constant | ast.Name)
+
+
 def extra_tests(node) -> list:
     """The extra loop conditions lowering attached to a ``for`` (break/return flags)."""
     return getattr(node, "ag_extra_tests", [])

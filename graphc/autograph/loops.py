@@ -150,8 +150,10 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
                 if td is None and isinstance(vleaves[0], UndefinedReturnValue):
                     unset = nest.map_structure(lambda _: UndefinedReturnValue(), value)
                     raise Restage({len(out_vars): unset})
-                if len(vleaves) == 1 and isinstance(vleaves[0], Undefined):
-                    oleaves = [value]  # reported as first defined in the loop
+                if td is None and isinstance(vleaves[0], Undefined):
+                    # first defined in the loop as a nest: one created variable a leaf
+                    unset = nest.map_structure(lambda _, n=name: Undefined(n), value)
+                    raise Restage({len(out_vars): unset})
                 else:
                     raise AutographError(
                         f"{site.construct}: variable '{name}' changes structure inside "

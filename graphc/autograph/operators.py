@@ -28,7 +28,8 @@ from graphc.errors import AutographError
 from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
-           "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu", "retval"]
+           "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu",
+           "ldc", "defined", "retval"]
 
 
 def ld(value, name: str, free: bool = False):
@@ -50,6 +51,19 @@ def ldu(load, name: str):
         return load()
     except NameError:
         return Undefined(name)
+
+
+def ldc(load, name: str):
+    """The value of a composite name (``d['a']``, ``obj.x``), or ``Undefined(name)`` if
+    it does not exist (yet)."""
+    try:
+        return load()
+    except (NameError, AttributeError, LookupError):
+        return Undefined(name)
+
+
+def defined(value) -> bool:
+    return type(value) is not Undefined
 
 
 def retval(value):

@@ -28,24 +28,10 @@ from __future__ import annotations
 import ast
 
 from graphc.autograph import analysis, lowering, templates
+from graphc.autograph.state import State, state_functions
 from graphc.autograph.expressions import ExpressionConverter
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
-
-_STATE = """
-def GET_STATE():
-    return STATE
-def SET_STATE(VARS):
-    nonlocal NONLOCAL
-    STATE_STORE = VARS
-"""
-_NO_STATE = """
-def GET_STATE():
-    return ()
-def SET_STATE(VARS):
-    pass
-"""
-
 
 class Namer:
     """Fresh names that clash with no identifier of the converted source."""
@@ -196,16 +182,20 @@ class _ControlFlow:
         scope.defined |= set(names)
         return out
 
-    def _state_fns(self, state):
+    def _state_fns(self, state: State):
         get, put = self.namer.new("get_state"), self.namer.new("set_state")
-        if not state:
-            return templates.stmts(_NO_STATE, GET_STATE=get, SET_STATE=put,
-                                   VARS=self.vars), get, put
-        code = templates.stmts(
-            _STATE, GET_STATE=get, SET_STATE=put, VARS=self.vars, NONLOCAL=list(state),
-            STATE=templates.names_tuple(state),
-            STATE_STORE=templates.names_tuple(state, ast.Store()))
-        return code, get, put
+        return state_functions(self.ag, get, put, self.vars, state), get, put
+
+    def _composites(self, blocks, scope, rebound) -> list:
+        """The composite names ``blocks`` assign whose base exists before the statement
+        and is not rebound by it (nor are the names their subscripts read)."""
+        out = []
+        for text, target in analysis.composites(blocks).items():
+            base = analysis.composite_base(target)
+            if (base in scope.defined and base not in rebound
+                    and not analysis.composite_keys(target) & rebound):
+                out.append((text, target))
+        return out
 
     def _function(self, name, params, nonlocal_names, body_stmts):
         """``def name(params): nonlocal ...; global ...; body`` (body converted)."""
@@ -239,8 +229,9 @@ class _ControlFlow:
         # Every name a branch rebinds in the enclosing scope is state, live or not: the
         # runtime restores all of them before tracing each branch (else a name the first
         # branch changed leaks into the second). Only the live ones (first) are outputs.
-        state = live + sorted((nl_b | nl_e) - set(live))
-        pre = self._inits(state, scope)
+        comps = self._composites(s.body + s.orelse, scope, mod_b | mod_e)
+        state = State(live, comps, sorted((nl_b | nl_e) - set(live)))
+        pre = self._inits(state.variables, scope)
         body_name, else_name = self.namer.new("if_body"), self.namer.new("else_body")
         body_fn = self._function(body_name, [], nl_b, s.body)
         else_fn = self._function(else_name, [], nl_e, s.orelse)
@@ -248,54 +239,47 @@ class _ControlFlow:
         call = self._call("if_stmt", [
             s.test, ast.Name(body_name, ast.Load()), ast.Name(else_name, ast.Load()),
             ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
-            templates.strings_tuple(state), ast.Constant(len(live))])
+            *state.call_args(always_nouts=True)])
         return templates.locate([*pre, body_fn, else_fn, *state_fns, call], s)
 
     def _captured(self, stmts) -> set[str]:
         return analysis.captured(stmts, self.user_lambdas)
 
-    def _loop_vars(self, s, extra_bound=frozenset()):
-        """``(loop variables, captured)``: what the body modifies and is live at the
-        head, then what else it modifies that a closure made in it reads (kept in the
-        enclosing scope, restored after a graph loop, like an ``if``'s dead state)."""
+    def _loop_state(self, s, scope, extra_bound=frozenset()) -> State:
+        """Loop variables (what the body rebinds and is live at the head), composite
+        names it assigns, then what else it rebinds that a closure made in it reads
+        (kept in the enclosing scope, restored after a graph loop)."""
         head = self.live.loop_head[id(s)]
         mod = (analysis.bound(s.body) | set(extra_bound)) - self.globals
         loop_vars = sorted(mod & head)
-        return loop_vars, sorted((mod & self._captured(s.body)) - set(loop_vars))
-
-    def _loop_args(self, loop_vars, captured):
-        state = loop_vars + captured
-        args = [templates.strings_tuple(state)]
-        return args + [ast.Constant(len(loop_vars))] if captured else args
+        comps = self._composites(s.body, scope, mod)
+        return State(loop_vars, comps, sorted((mod & self._captured(s.body)) - head))
 
     def while_stmt(self, s: ast.While, scope):
-        loop_vars, captured = self._loop_vars(s)
-        state = loop_vars + captured
-        pre = self._inits(state, scope)
+        state = self._loop_state(s, scope)
+        pre = self._inits(state.variables, scope)
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
         test_fn = templates.stmts("def NAME():\n    return TEST", NAME=test_name, TEST=s.test)
-        body_fn = self._function(body_name, [], state, s.body)
+        body_fn = self._function(body_name, [], state.variables, s.body)
         state_fns, get, put = self._state_fns(state)
         call = self._call("while_stmt", [
             ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-            ast.Name(get, ast.Load()), ast.Name(put, ast.Load()),
-            *self._loop_args(loop_vars, captured)])
+            ast.Name(get, ast.Load()), ast.Name(put, ast.Load()), *state.call_args()])
         return templates.locate([*pre, *test_fn, body_fn, *state_fns, call], s)
 
     def for_stmt(self, s: ast.For, scope):
         targets = analysis.target_names(s.target)
-        loop_vars, captured = self._loop_vars(s, targets)
-        state = loop_vars + captured
-        pre = self._inits(state, scope)
+        state = self._loop_state(s, scope, targets)
+        pre = self._inits(state.variables, scope)
         body_name = self.namer.new("loop_body")
         body = list(s.body)
-        if isinstance(s.target, ast.Name) and s.target.id not in state:
+        if isinstance(s.target, ast.Name) and s.target.id not in state.variables:
             param = s.target.id
         else:
             param = self.namer.new("itr")
             body.insert(0, ast.copy_location(ast.Assign(
                 targets=[s.target], value=ast.Name(param, ast.Load())), s.target))
-        body_fn = self._function(body_name, [param], state, body)
+        body_fn = self._function(body_name, [param], state.variables, body)
         tests = analysis.extra_tests(s)
         extra, extra_fn = ast.Constant(None), []
         if tests:
@@ -308,7 +292,7 @@ class _ControlFlow:
         state_fns, get, put = self._state_fns(state)
         call = self._call("for_stmt", [
             s.iter, extra, ast.Name(body_name, ast.Load()), ast.Name(get, ast.Load()),
-            ast.Name(put, ast.Load()), *self._loop_args(loop_vars, captured)])
+            ast.Name(put, ast.Load()), *state.call_args()])
         return templates.locate([*pre, *extra_fn, body_fn, *state_fns, call], s)
 
 

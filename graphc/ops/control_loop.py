@@ -55,8 +55,11 @@ def stage_loop(op, cond_fn, body_fn, init, site) -> list:
     """
     init = list(init)
     kinds = [_classify(v) for v in init]
-    if any(k[0] in ("weak", "auto") for k in kinds):
-        kinds, init = _resolve_probes(cond_fn, body_fn, init, kinds, site)
+    created = []
+    if any(k[0] in ("weak", "auto", "undef") for k in kinds):
+        kinds, init, created = _resolve_probes(cond_fn, body_fn, init, kinds, site)
+    if created:
+        cond_fn, body_fn = _count_iterations(cond_fn, body_fn, init, kinds)
     for _ in range(MAX_RELAX):
         traced = _trace(cond_fn, body_fn, init, kinds, site)
         new_kinds = _check(traced[3], init, kinds, site)
@@ -75,7 +78,33 @@ def stage_loop(op, cond_fn, body_fn, init, site) -> list:
     avals = [kinds[i][1] for i in tensor_at]
     symbols = iter(add_control_node(op, inputs + operands,
                                     {"cond": graphs[0], "body": graphs[1]}, avals, graphs))
-    return [next(symbols) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
+    results = [next(symbols) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
+    if created:
+        _assert_iterated(results.pop(), [site.leaf_name(i) for i in created], site)
+    return results
+
+
+def _count_iterations(cond_fn, body_fn, init, kinds):
+    """Add a hidden last loop variable: false before the loop, true after the body ran
+    (a variable the loop creates has a value afterwards only if it ran)."""
+    init.append(np.asarray(False))
+    kinds.append(("tensor", ir.Aval((), np.dtype(np.bool_))))
+
+    def cond(*values):
+        return cond_fn(*values[:-1])
+
+    def body(*values):
+        return [*body_fn(*values[:-1]), True]
+
+    return cond, body
+
+
+def _assert_iterated(flag, names, site) -> None:
+    from graphc.debugging import Assert
+
+    Assert(flag, [f"{site.construct}: the loop must iterate at least once to initialize "
+                  f"{', '.join(names)}, which it creates (it ran zero times); give "
+                  "it a value before the loop"])
 
 
 def _classify(v):
@@ -118,16 +147,20 @@ def _resolve_probes(cond_fn, body_fn, init, kinds, site):
     """
     if any(k[0] == "weak" for k in kinds):
         kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "weak")
-    if any(k[0] == "auto" for k in kinds):
+    before = kinds
+    if any(k[0] in ("auto", "undef") for k in kinds):
         kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "auto")
-    return kinds, init
+    created = [i for i, (a, b) in enumerate(zip(before, kinds))
+               if a[0] == "undef" and b[0] == "tensor"]
+    return kinds, init, created
 
 
 def _resolve(cond_fn, body_fn, init, kinds, site, which):
     """Trace the body once to learn the dtypes of the ``which`` variables ("weak" or
     "auto"); the other undecided kind is held constant in that trace."""
     probe = [("tensor", ir.Aval((), _PROBE[type(v)])) if k[0] == "weak" == which else
-             ("const",) if k[0] in ("weak", "auto") else k for v, k in zip(init, kinds)]
+             ("const",) if k[0] in ("weak", "auto", "undef") else k
+             for v, k in zip(init, kinds)]
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings(), provisional():
             warnings.simplefilter("ignore")
@@ -154,12 +187,14 @@ def _resolve(cond_fn, body_fn, init, kinds, site, which):
                     f"{site.construct}: the initial value {v!r} of {site.leaf_name(i)} "
                     f"does not fit the dtype {dtype} the loop gives it") from None
             k = ("tensor", ir.Aval((), dtype))
-        elif k[0] == "auto" == which:
-            if _is_tensorish(o) or _is_number(o):  # a returned Python number: a tensor
+        elif k[0] in ("auto", "undef") and which == "auto":
+            # the return value, or a variable the loop creates: it takes what the body
+            # gives it (a Python number becomes a tensor), starting from zeros
+            if _is_tensorish(o) or _is_number(o):
                 a = aval_of(o) if _is_tensorish(o) else aval_of(numpy_literal(o))
                 v = np.zeros(tuple(0 if d is None else d for d in a.shape), a.dtype)
                 k = ("tensor", aval_of(v))
-            else:
+            elif k[0] == "auto":
                 k = ("const",)
         new_kinds.append(k)
         new_init.append(v)

@@ -4,8 +4,9 @@ The programs use what AutoGraph converts: assignments and augmented assignments,
 arithmetic, comparisons joined by ``and``/``or``/``not``, nested ``if``/``elif``/``else``,
 ``while`` loops with a bounded counter, ``for`` loops over ``range``, ``break``,
 ``continue`` and early ``return``. Every program is total (loops are bounded, no
-division) and returns the tuple of its state variables, so a value that leaks from one
-traced branch or iteration into another shows up in the result.
+division) and returns the tuple of its state variables and composite names (a dict
+entry, a list element), so a value that leaks from one traced branch or iteration into
+another shows up in the result.
 
 ``programs()`` draws the source text of one ``def prog(a, b, c): ...``.
 """
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 
 ARGS = ("a", "b", "c")
 STATE = ("x", "y", "z")  # always defined: assigned at the top of every program
+COMPOSITE = ("d['k']", "l[1]")  # composite names: a dict entry and a list element
+RESULT = "return (x, y, z, d['k'], l[1])"
 MAX_DEPTH = 3            # nesting of compound statements
 LOOP_LIMIT = 4           # a while loop runs at most this many times
 
@@ -29,9 +32,11 @@ class _Writer:
 
     # ------------------------------------------------------------ expressions
     def atom(self, names) -> str:
-        kind = self.draw(st.sampled_from(["name", "name", "const"]))
+        kind = self.draw(st.sampled_from(["name", "name", "const", "composite"]))
         if kind == "name":
             return self.draw(st.sampled_from(sorted(names)))
+        if kind == "composite":
+            return self.draw(st.sampled_from(COMPOSITE))
         return str(self.draw(st.integers(-3, 5)))
 
     def expr(self, names, depth=0) -> str:
@@ -72,7 +77,7 @@ class _Writer:
         return getattr(self, f"_{kind}")(names, depth, in_loop)
 
     def _assign(self, names, depth, in_loop):
-        target = self.draw(st.sampled_from(STATE))
+        target = self.draw(st.sampled_from(STATE + COMPOSITE))
         op = self.draw(st.sampled_from(["=", "=", "+=", "-="]))
         return [f"{target} {op} {self.expr(names)}"]
 
@@ -89,7 +94,7 @@ class _Writer:
         return self._guarded(names, "continue")
 
     def _return(self, names, depth, in_loop):
-        return self._guarded(names, "return (x, y, z)")
+        return self._guarded(names, RESULT)
 
     def _if(self, names, depth, in_loop):
         lines = [f"if {self.cond(names)}:"]
@@ -132,7 +137,8 @@ def programs(draw) -> str:
     """The source of ``def prog(a, b, c)``: a random program returning ``(x, y, z)``."""
     w = _Writer(draw)
     names = set(ARGS) | set(STATE)
-    head = ["x = a", "y = 0", f"z = {draw(st.integers(-2, 2))}"]
+    head = ["x = a", "y = 0", f"z = {draw(st.integers(-2, 2))}", "d = {'k': b}",
+            "l = [c, 1]"]
     body = w.block(names, 0, False, size=draw(st.integers(1, 5)))
-    lines = ["def prog(a, b, c):", *_indent(head + body + ["return (x, y, z)"])]
+    lines = ["def prog(a, b, c):", *_indent(head + body + [RESULT])]
     return "\n".join(lines) + "\n"

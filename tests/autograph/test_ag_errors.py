@@ -72,12 +72,32 @@ def first_defined_in_loop(n):
     return last
 
 
-def test_loop_variable_first_defined_inside_loop():
+def test_loop_creates_a_variable_like_tensorflow():
+    """A tensor first assigned inside a tensor loop starts from zeros of the dtype and
+    shape the body gives it; a loop that ran zero times raises at run time."""
+    f = gc.function(first_defined_in_loop)
+    assert int(f(gc.constant(3))) == 2
+    with pytest.raises(InvalidArgumentError) as e:
+        f(gc.constant(0))
+    msg = str(e.value)
+    assert "must iterate at least once to initialize variable 'last'" in msg
+    assert f"{FILE}:{line_of(first_defined_in_loop, 'while i < n')}" in msg
+
+
+def first_defined_as_object(n):
+    i = 0
+    while i < n:
+        last = object()
+        i += 1
+    return last
+
+
+def test_loop_variable_first_defined_inside_loop_as_python_object():
     with pytest.raises(AutographError) as e:
-        gc.function(first_defined_in_loop)(gc.constant(3))
+        gc.function(first_defined_as_object)(gc.constant(3))
     msg = str(e.value)
     assert "variable 'last'" in msg and "first defined inside the loop" in msg
-    assert f"{FILE}:{line_of(first_defined_in_loop, 'while i < n')}" in msg
+    assert f"{FILE}:{line_of(first_defined_as_object, 'while i < n')}" in msg
 
 
 def changes_rank(x):

@@ -7,7 +7,7 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.errors import AutographError
+from graphc.errors import AutographError, InvalidArgumentError
 
 
 def one_branch(c):
@@ -97,8 +97,11 @@ def test_tensor_if_defining_in_one_branch_keeps_the_staging_error():
 
 
 def test_tensor_loop_defining_a_variable_used_after_it():
-    with pytest.raises(AutographError, match="first defined inside the loop"):
-        gc.function(defined_in_loop)(gnp.asarray(2))
+    """TensorFlow's rule: the loop creates it; zero iterations fail at run time."""
+    f = gc.function(defined_in_loop)
+    assert int(f(gnp.asarray(2))) == 2
+    with pytest.raises(InvalidArgumentError, match="must iterate at least once"):
+        f(gnp.asarray(0))
 
 
 def test_to_code_shows_the_checked_read():

@@ -87,7 +87,7 @@ def prog(a, b, c):
     else:
         x = x * 11 + y
         y += 2
-    return (x, y, z)
+    return (x, y, z, 0, 0)
 """
 
 LOOP_TEMP = """\
@@ -103,7 +103,7 @@ def prog(a, b, c):
             z = 7
             y += z
         z = 0
-    return (x, y, z)
+    return (x, y, z, 0, 0)
 """
 
 
