@@ -2,7 +2,7 @@
 
 A graph ``cond``/``while_loop`` has no jumps, so before control flow is converted:
 
-* ``return v`` becomes ``do_return = True; retval_ = v``; the statements after anything
+* ``return v`` becomes ``retval_ = v; do_return = True``; the statements after anything
   that may return are guarded by ``if not do_return:``, every loop that may return gets
   ``not do_return`` as an extra condition, and the function ends with
   ``return ag__.retval(retval_)``. When one side of an ``if`` always returns, the code
@@ -119,10 +119,14 @@ def lower_returns(fn: ast.FunctionDef, ag: str, namer) -> None:
     if not returns or (len(returns) == 1 and body[-1] is returns[0]):
         return
     move_rest_into_else(body)
+    always = _always_returns(body)
     do_return, retval = namer.new("do_return"), namer.new("retval_")
     lowered, _ = _returns_block(body, ag, do_return, retval)
     start = templates.stmts(f"{do_return} = False\n{retval} = {ag}.UndefinedReturnValue()")
-    end = templates.stmts(f"return {ag}.retval({retval})")
+    # a body that can fall off its end passes the flag: None if no return ran, an error
+    # if whether one ran depends on a tensor
+    end = templates.stmts(f"return {ag}.retval({retval})" if always else
+                          f"return {ag}.retval({retval}, {do_return}, {fn.name!r})")
     fn.body = start + lowered + end
     if not any(isinstance(n, ast.Name) and n.id == do_return and isinstance(n.ctx, ast.Load)
                for s in fn.body for n in _walk(s, True)):
@@ -150,7 +154,9 @@ def _returns_block(stmts, ag, do_return, retval):
     for i, s in enumerate(stmts):
         if isinstance(s, ast.Return):
             value = s.value if s.value is not None else ast.Constant(None)
-            set_flags = templates.stmts(f"{do_return} = True\n{retval} = VALUE", VALUE=value)
+            # the value first: if computing it raises (and a `try` catches that), the
+            # function has not returned
+            set_flags = templates.stmts(f"{retval} = VALUE\n{do_return} = True", VALUE=value)
             out.extend(ast.copy_location(n, s) for n in set_flags)
             return out, True
         may_return = False

@@ -66,9 +66,19 @@ def defined(value) -> bool:
     return type(value) is not Undefined
 
 
-def retval(value):
-    """A converted function's result: ``None`` if no ``return`` ran."""
-    return None if isinstance(value, UndefinedReturnValue) else value
+def retval(value, returned=True, name=None):
+    """A converted function's result: ``None`` if no ``return`` ran. ``returned`` is the
+    flag of a function that can fall off its end: a tensor there means that whether it
+    returns a value or ``None`` depends on a tensor, which a graph cannot express."""
+    if is_symbolic(returned):
+        raise AutographError(
+            f"{name}() at {here()} returns a value on some paths but ends without a "
+            "`return` (returning None) on others, and which one runs depends on a "
+            "tensor; in a graph every path must return a value: add a `return` to the "
+            "branch or the end of the function that has none")
+    if isinstance(value, UndefinedReturnValue) or not returned:
+        return None
+    return value
 
 
 # --------------------------------------------------------------------------- calls
@@ -77,7 +87,9 @@ _CASTS = {builtins.int: np.int64, builtins.float: np.float64}
 
 def call(func, /, *args, **kwargs):
     """``func(*args, **kwargs)``: user functions are converted first; ``int``, ``float``,
-    ``bool``, ``len`` and ``range`` of symbolic tensors become graph ops."""
+    ``bool``, ``len`` and ``range`` of symbolic tensors become graph ops, and ``print``
+    of one becomes ``gc.print`` (it prints each time the graph runs, as TensorFlow's
+    AutoGraph turns ``print`` into ``tf.print``)."""
     if args and is_symbolic(args[0]) and len(args) == 1 and not kwargs:
         if func in _CASTS:
             from graphc.tf_api import cast
@@ -91,6 +103,12 @@ def call(func, /, *args, **kwargs):
         from graphc.ops.creation import arange
 
         return arange(*args)
+    if func is builtins.print and any(is_symbolic(a) for a in args):
+        # a traced tensor has no value to print now: print it when the graph runs
+        from graphc.ops.effects import print_
+
+        kwargs.pop("flush", None)
+        return print_(*args, **kwargs)
     from graphc.autograph.api import converted
 
     return converted(func)(*args, **kwargs)

@@ -28,8 +28,8 @@ from __future__ import annotations
 import ast
 
 from graphc.autograph import analysis, lowering, templates
-from graphc.autograph.state import State, state_functions
 from graphc.autograph.expressions import ExpressionConverter
+from graphc.autograph.state import State, state_functions
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 

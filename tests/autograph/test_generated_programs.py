@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from program_gen import programs
 
 import graphc as gc
 import graphc.numpy as gnp
-from program_gen import programs
 
 SCALE = int(os.environ.get("GRAPHC_HYPOTHESIS_SCALE", "1"))
 SETTINGS = settings(max_examples=200 * SCALE, deadline=None, derandomize=SCALE == 1,

@@ -16,6 +16,7 @@ import pytest
 
 from graphc.runtime import cache, cache_entry
 
+
 def program_files(cache_dir):
     files = []
     for base, _dirs, names in os.walk(cache_dir):

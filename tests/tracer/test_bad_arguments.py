@@ -4,13 +4,11 @@ arrays."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-
 
 
 def test_generator_function_raises_at_the_call():

@@ -7,9 +7,6 @@ from ref_testing import check, expect_error, params, product
 import graphc as gc
 from graphc.errors import AutographError
 
-_UNDEFINED = ("undefined names: a name no taken path assigned is returned as "
-              "Undefined('i') instead of raising UnboundLocalError (WRONG ANSWER)")
-
 
 def _variable():
     return gc.Variable(0)
@@ -269,8 +266,7 @@ def test_several_vars(fn, n, kind):
     (defined_in_if, True), (defined_in_else, False), (deleted_in_if, False),
     (deleted_in_else, True), (defined_in_if, False), (defined_in_else, True),
     (deleted_in_if, True), (deleted_in_else, False), (deleted_in_both, True),
-    (deleted_in_both, False)], {
-    "defined_in_if-False": _UNDEFINED, "defined_in_else-True": _UNDEFINED}))
+    (deleted_in_both, False)]))
 def test_lifetime_python_condition(fn, c):
     # where Python raises UnboundLocalError, graphc must raise too
     check(fn, (c,), "py")

@@ -2,7 +2,7 @@
 loop_control_flow_test; its dataset variants are not ported: graphc has no tf.data)."""
 
 import pytest
-from ref_testing import check, expect_error, params, product
+from ref_testing import check, params, product
 
 
 def continue_in_for(items):

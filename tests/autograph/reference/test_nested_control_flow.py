@@ -245,15 +245,8 @@ def test_break_continue_in_with_and_try(fn, x, kind):
     check(fn, (x,), kind)
 
 
-_IN_LOOP = ("variables created in loop: a variable first assigned in a tensor loop is "
-            "refused even when the loop runs")
-
-
 @pytest.mark.parametrize("n, kind", params([(0, "py"), (1, "py"), (2, "py"), (1, "t"),
-                                            (2, "t")], {
-    "0-py": "undefined names: after a Python loop that ran zero times the name is "
-            "returned as Undefined('a') instead of raising UnboundLocalError (WRONG ANSWER)",
-    "1-t": _IN_LOOP, "2-t": _IN_LOOP}))
+                                            (2, "t")]))
 def test_variable_first_set_in_loop(n, kind):
     # n == 0 in Python: UnboundLocalError, graphc must raise too
     check(first_set_in_loop, (n,), kind)
