@@ -107,7 +107,12 @@ def leaf_key(x):
     key = getattr(x, "_graphc_trace_key", None)
     if key is not None:
         return key()
-    if isinstance(x, enum.Enum | np.generic):
+    if isinstance(x, np.generic):
+        # keyed by its Python value (floats by their bits): a NumPy scalar compared with
+        # a (dtype, shape) key of an array must give a plain bool, never an array
+        value = x.item()
+        return (t, ExactFloat(value) if isinstance(value, float) else value)
+    if isinstance(x, enum.Enum):
         return (t, x)
     if isinstance(x, Tensor):
         return (x.dtype, x.shape)

@@ -534,3 +534,15 @@ def test_ndarray_and_tensor_arguments_share_traces_on_the_fast_path():
     f(a.astype(np.float32), a)         # new dtype
     assert f.tracing_count == 3
     np.testing.assert_array_equal(np.asarray(f(a[::-1], a)), a[::-1] * a)  # strided view
+
+
+def test_numpy_scalar_after_zero_d_arrays_keys_safely():
+    """A NumPy scalar argument's key compared with a 0-d array's key gives a plain
+    bool (it used to raise NumPy's 'truth value of an empty array' error)."""
+    f = gc.function(lambda a, b: a + b, backend="numpy", autograph=False)
+    assert int(f(np.array(3), np.array(2))) == 5
+    assert int(f(np.int64(3), np.int64(2))) == 5
+    nan = np.float32("nan")
+    assert np.isnan(float(f(nan, np.float32(1))))
+    assert np.isnan(float(f(nan, np.float32(1))))  # NaN keys equal to themselves
+    assert f.experimental_get_tracing_count() == 3
