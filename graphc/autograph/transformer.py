@@ -124,9 +124,15 @@ class _Scope:
     """What is bound so far in the function being generated: ``defined`` surely, and
     ``possible`` maybe (assigned in a ``try``) -- it decides how to initialize state."""
 
-    def __init__(self, defined=(), possible=()):
+    def __init__(self, defined=(), possible=(), outer=None):
         self.defined = set(defined)
         self.possible = set(possible)
+        self.outer = outer  # the enclosing function's scope (its names are readable)
+
+    def visible(self, name: str) -> bool:
+        """Whether ``name`` surely has a value here, bound here or in an enclosing
+        function (the base of a composite name must be)."""
+        return name in self.defined or (self.outer is not None and self.outer.visible(name))
 
 
 class _ControlFlow:
@@ -166,7 +172,7 @@ class _ControlFlow:
         blocks = [(s, f) for f in ("body", "orelse", "finalbody") if hasattr(s, f)]
         blocks += [(h, "body") for h in getattr(s, "handlers", []) + getattr(s, "cases", [])]
         for owner, field in blocks:
-            inner = _Scope(scope.defined, scope.possible)
+            inner = _Scope(scope.defined, scope.possible, scope.outer)
             setattr(owner, field, self.block(getattr(owner, field), inner))
 
     # ------------------------------------------------------------------ helpers
@@ -192,16 +198,16 @@ class _ControlFlow:
         out = []
         for text, target in analysis.composites(blocks).items():
             base = analysis.composite_base(target)
-            if (base in scope.defined and base not in rebound
+            if (scope.visible(base) and base not in rebound
                     and not analysis.composite_keys(target) & rebound):
                 out.append((text, target))
         return out
 
-    def _function(self, name, params, nonlocal_names, body_stmts):
+    def _function(self, name, params, nonlocal_names, body_stmts, outer):
         """``def name(params): nonlocal ...; global ...; body`` (body converted)."""
         mine = analysis.bound(body_stmts)
         glob = sorted(mine & self.globals)
-        scope = _Scope(set(nonlocal_names) | set(params))
+        scope = _Scope(set(nonlocal_names) | set(params), outer=outer)
         body = self.block(body_stmts, scope) or [ast.Pass()]
         code = templates.stmts("""
             def NAME(PARAMS):
@@ -233,8 +239,8 @@ class _ControlFlow:
         state = State(live, comps, sorted((nl_b | nl_e) - set(live)))
         pre = self._inits(state.variables, scope)
         body_name, else_name = self.namer.new("if_body"), self.namer.new("else_body")
-        body_fn = self._function(body_name, [], nl_b, s.body)
-        else_fn = self._function(else_name, [], nl_e, s.orelse)
+        body_fn = self._function(body_name, [], nl_b, s.body, scope)
+        else_fn = self._function(else_name, [], nl_e, s.orelse, scope)
         state_fns, get, put = self._state_fns(state)
         call = self._call("if_stmt", [
             s.test, ast.Name(body_name, ast.Load()), ast.Name(else_name, ast.Load()),
@@ -260,7 +266,7 @@ class _ControlFlow:
         pre = self._inits(state.variables, scope)
         test_name, body_name = self.namer.new("loop_test"), self.namer.new("loop_body")
         test_fn = templates.stmts("def NAME():\n    return TEST", NAME=test_name, TEST=s.test)
-        body_fn = self._function(body_name, [], state.variables, s.body)
+        body_fn = self._function(body_name, [], state.variables, s.body, scope)
         state_fns, get, put = self._state_fns(state)
         call = self._call("while_stmt", [
             ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
@@ -279,7 +285,7 @@ class _ControlFlow:
             param = self.namer.new("itr")
             body.insert(0, ast.copy_location(ast.Assign(
                 targets=[s.target], value=ast.Name(param, ast.Load())), s.target))
-        body_fn = self._function(body_name, [param], state.variables, body)
+        body_fn = self._function(body_name, [param], state.variables, body, scope)
         tests = analysis.extra_tests(s)
         extra, extra_fn = ast.Constant(None), []
         if tests:
