@@ -12,6 +12,7 @@ import numpy as np
 from graphc.dtypes import as_dtype, tf_literal
 from graphc.ops import elementwise as ew
 from graphc.ops.registry import bind
+from graphc.tracer import weak
 from graphc.tracer.tensor import Tensor
 
 
@@ -24,6 +25,11 @@ def _tf_args(*args):
     """
     args = tuple(a._graphc_tensor_() if hasattr(a, "_graphc_tensor_") else a for a in args)
     tensors = [a for a in args if isinstance(a, Tensor | np.ndarray)]
+    if tensors and all(weak.is_weak(t) for t in tensors):
+        # traced Python numbers only: they take TensorFlow's literal dtypes, as the
+        # numbers themselves would (a loop counter `i = 0` stacks as int32)
+        return tuple(_tf_literal_of(a) if weak.is_weak(a) else
+                     a if isinstance(a, Tensor | np.ndarray) else tf_literal(a) for a in args)
     if tensors:
         dtype = tensors[0].dtype
         return tuple(_list_as(a, dtype) if isinstance(a, list | tuple) else a for a in args)
@@ -32,6 +38,12 @@ def _tf_args(*args):
     if floats:
         arrays = [a.astype(floats[0]) if a.dtype.kind in "iub" else a for a in arrays]
     return tuple(arrays)
+
+
+def _tf_literal_of(t):
+    dtype = {"i": np.int32, "u": np.int32, "f": np.float32, "c": np.complex64,
+             "b": np.bool_}[t.dtype.kind]
+    return t if t.dtype == dtype else bind(ew.CAST, t, dtype=np.dtype(dtype))
 
 
 def _list_as(value, dtype):

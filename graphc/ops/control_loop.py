@@ -4,9 +4,10 @@ Each loop variable is one of:
 
 * a *tensor* variable: its dtype is fixed; dims that change across iterations are relaxed
   to ``None`` and the body is traced again until the shapes stop changing;
-* a *weak* Python number: it takes the dtype the body gives it (``i = 0; i = i + t32``
-  makes ``i`` int32), found by tracing the body once with a probe dtype that any tensor
-  dtype wins against (bool for ints, float16 for floats);
+* a *weak* Python number: a weakly typed tensor (``graphc.tracer.weak``) of the
+  number's default dtype, that stays weak while the body gives it Python numbers or weak
+  values (``i += 1``: next to an int32 tensor it acts as int32) and takes the dtype of a
+  tensor the body gives it (``i = i + t32`` makes ``i`` an int32 tensor);
 * the *auto* return value of a converted function (``UndefinedReturnValue``): it takes
   the dtype and shape the body gives it and starts as zeros;
 * a *constant* Python value the body must leave alone, or an *undefined* variable the
@@ -39,11 +40,9 @@ from graphc.ops.control_trace import (
     scalar_bool,
     to_value,
 )
-from graphc.tracer import ir, trace
+from graphc.tracer import ir, trace, weak
 from graphc.tracer.tensor import _symbolic
 
-_PROBE = {bool: np.dtype(np.bool_), int: np.dtype(np.bool_), float: np.dtype(np.float16),
-          complex: np.dtype(np.complex64)}
 
 
 def stage_loop(op, cond_fn, body_fn, init, site) -> list:
@@ -56,7 +55,7 @@ def stage_loop(op, cond_fn, body_fn, init, site) -> list:
     init = list(init)
     kinds = [_classify(v) for v in init]
     created = []
-    if any(k[0] in ("weak", "auto", "undef") for k in kinds):
+    if any(k[0] in ("auto", "undef") for k in kinds):
         kinds, init, created = _resolve_probes(cond_fn, body_fn, init, kinds, site)
     if created:
         cond_fn, body_fn = _count_iterations(cond_fn, body_fn, init, kinds)
@@ -79,6 +78,9 @@ def stage_loop(op, cond_fn, body_fn, init, site) -> list:
     symbols = iter(add_control_node(op, inputs + operands,
                                     {"cond": graphs[0], "body": graphs[1]}, avals, graphs))
     results = [next(symbols) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
+    for r, k in zip(results, kinds):
+        if _is_weak_kind(k):
+            weak.mark(r)
     if created:
         _assert_iterated(results.pop(), [site.leaf_name(i) for i in created], site)
     return results
@@ -111,7 +113,7 @@ def _classify(v):
     if _is_tensorish(v):
         return ("tensor", aval_of(v))
     if _is_number(v):
-        return ("weak",)
+        return ("tensor", ir.Aval((), numpy_literal(v).dtype), "weak")
     if isinstance(v, UndefinedReturnValue):
         return ("auto",)
     if isinstance(v, Undefined):
@@ -121,9 +123,12 @@ def _classify(v):
 
 def _trace(cond_fn, body_fn, init, kinds, site):
     """Trace the condition and the body with placeholders for the tensor variables."""
+    def placeholder(ctx, k):
+        t = _symbolic(ctx.new_input(k[1]))
+        return weak.mark(t) if _is_weak_kind(k) else t
+
     def arguments(ctx):
-        return [_symbolic(ctx.new_input(k[1])) if k[0] == "tensor" else v
-                for v, k in zip(init, kinds)]
+        return [placeholder(ctx, k) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
 
     ctx_c = enter("cond")
     with ctx_c:
@@ -138,56 +143,28 @@ def _trace(cond_fn, body_fn, init, kinds, site):
     return ctx_c, pred, ctx_b, outs
 
 
-def _resolve_probes(cond_fn, body_fn, init, kinds, site):
-    """Give weak numbers, then the auto return value, the dtype the body gives them.
+def _is_weak_kind(k) -> bool:
+    return len(k) > 2 and k[2] == "weak"
 
-    Two rounds: the auto return value is resolved by a trace in which every weak number
-    already has its final dtype, so a probe dtype never leaks into it (a value returned
-    from inside the loop that is computed from a weak number).
-    """
-    if any(k[0] == "weak" for k in kinds):
-        kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "weak")
+
+def _resolve_probes(cond_fn, body_fn, init, kinds, site):
+    """Give the auto return value and the variables the loop creates the dtype and
+    shape the body gives them (one trace in which they are held as they are)."""
     before = kinds
-    if any(k[0] in ("auto", "undef") for k in kinds):
-        kinds, init = _resolve(cond_fn, body_fn, init, kinds, site, "auto")
+    kinds, init = _resolve(cond_fn, body_fn, init, kinds, site)
     created = [i for i, (a, b) in enumerate(zip(before, kinds))
                if a[0] == "undef" and b[0] == "tensor"]
     return kinds, init, created
 
 
-def _resolve(cond_fn, body_fn, init, kinds, site, which):
-    """Trace the body once to learn the dtypes of the ``which`` variables ("weak" or
-    "auto"); the other undecided kind is held constant in that trace."""
-    probe = [("tensor", ir.Aval((), _PROBE[type(v)])) if k[0] == "weak" == which else
-             ("const",) if k[0] in ("weak", "auto", "undef") else k
-             for v, k in zip(init, kinds)]
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings(), provisional():
-            warnings.simplefilter("ignore")
-            outs = _trace(cond_fn, body_fn, init, probe, site)[3]
-    except Restage:
-        raise
-    except Exception:  # noqa: BLE001 - the probe dtype can be what fails (-bool): retry
-        probe = [("tensor", ir.Aval((), numpy_literal(v).dtype)) if k[0] == "weak" == which
-                 else p for v, k, p in zip(init, kinds, probe)]
-        with provisional():
-            outs = _trace(cond_fn, body_fn, init, probe, site)[3]
+def _resolve(cond_fn, body_fn, init, kinds, site):
+    probe = [("const",) if k[0] in ("auto", "undef") else k for k in kinds]
+    with np.errstate(all="ignore"), warnings.catch_warnings(), provisional():
+        warnings.simplefilter("ignore")
+        outs = _trace(cond_fn, body_fn, init, probe, site)[3]
     new_kinds, new_init = [], []
-    for i, (v, k, o) in enumerate(zip(init, kinds, outs)):
-        if k[0] == "weak" == which:
-            dtype = numpy_literal(v).dtype
-            if _is_tensorish(o) and aval_of(o).dtype != probe[i][1].dtype:
-                dtype = aval_of(o).dtype
-            elif _is_number(o):
-                dtype = np.result_type(numpy_literal(v), numpy_literal(o))
-            try:
-                v = np.asarray(v, dtype)
-            except OverflowError:
-                raise AutographError(
-                    f"{site.construct}: the initial value {v!r} of {site.leaf_name(i)} "
-                    f"does not fit the dtype {dtype} the loop gives it") from None
-            k = ("tensor", ir.Aval((), dtype))
-        elif k[0] in ("auto", "undef") and which == "auto":
+    for v, k, o in zip(init, kinds, outs):
+        if k[0] in ("auto", "undef"):
             # the return value, or a variable the loop creates: it takes what the body
             # gives it (a Python number becomes a tensor), starting from zeros
             if _is_tensorish(o) or _is_number(o):
@@ -208,6 +185,7 @@ def _check(outs, init, kinds, site):
         name = site.leaf_name(i)
         if k[0] == "tensor":
             a = k[1]
+            stays_weak = _is_weak_kind(k) and (_is_number(o) or weak.is_weak(o))
             if _is_number(o):
                 b = ir.Aval((), np.result_type(a.dtype, o))
             elif _is_tensorish(o):
@@ -216,6 +194,16 @@ def _check(outs, init, kinds, site):
                 raise AutographError(
                     f"{site.construct}: {name} is {describe(v)} before the loop but "
                     f"{describe(o)} after one iteration; a loop variable must stay a tensor")
+            if _is_weak_kind(k):  # a Python number takes the dtype the body gives it
+                shape = join_shapes(a.shape, b.shape)
+                new.append(("tensor", ir.Aval(a.shape if shape is None else shape,
+                                              b.dtype), *(("weak",) if stays_weak else ())))
+                if shape is None:
+                    raise AutographError(
+                        f"{site.construct}: {name} is a Python number before the loop but "
+                        f"has shape {_shape_text(b.shape)} after one iteration; a loop "
+                        "variable must keep its rank")
+                continue
             if b.dtype != a.dtype:
                 raise AutographError(
                     f"{site.construct}: {name} has dtype {a.dtype.name} before the loop but "

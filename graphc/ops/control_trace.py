@@ -19,7 +19,7 @@ import numpy as np
 
 from graphc.dtypes import PYTHON_SCALARS, numpy_literal
 from graphc.errors import AutographError
-from graphc.tracer import ir, nest, source_info, trace
+from graphc.tracer import ir, nest, source_info, trace, weak
 from graphc.tracer.printer import has_effects
 from graphc.tracer.tensor import Tensor, _symbolic
 
@@ -213,7 +213,7 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
         ctxs.append(ctx)
     flat, treedef = _flatten_results(_shape_undefined_returns(results), site)
     outs_per_branch = [[] for _ in fns]
-    avals, template = [], []
+    avals, template, weak_slots = [], [], []
     for i in range(len(flat[0])):
         leaves = [f[i] for f in flat]
         kind = _unify_leaf(leaves, i, site)
@@ -221,6 +221,7 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
             template.append(leaves[0])
             continue
         aval = kind
+        weak_slots.append(all(_is_weak_leaf(v) for v in leaves))
         template.append(_SLOT)
         avals.append(aval)
         for ctx, leaf, outs in zip(ctxs, leaves, outs_per_branch):
@@ -234,10 +235,18 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
     avals = [ir.Aval(_join_all([g.outputs[j].aval.shape for g in graphs]), a.dtype)
              for j, a in enumerate(avals)]
     if avals or any(has_effects(g) for g in graphs):
-        symbols = iter(add_control_node(op, [index_value, *operands], make_attrs(graphs),
-                                        avals, graphs))
+        symbols = add_control_node(op, [index_value, *operands], make_attrs(graphs),
+                                   avals, graphs)
+        for t, is_weak in zip(symbols, weak_slots):
+            if is_weak:  # only Python numbers (or weak values) on every side
+                weak.mark(t)
+        symbols = iter(symbols)
         template = [next(symbols) if t is _SLOT else t for t in template]
     return nest.unflatten(treedef, template)
+
+
+def _is_weak_leaf(v) -> bool:
+    return _is_number(v) or weak.is_weak(v) or isinstance(v, UndefinedReturnValue)
 
 
 def _shape_undefined_returns(results):
@@ -307,7 +316,8 @@ def _unify_leaf(leaves, i, site):
     if not live or (len(live) == len(leaves) and not any(map(_is_tensorish, live))
                     and _same_python(live)):
         return None
-    tensors = [(k, v) for k, v in enumerate(leaves) if _is_tensorish(v)]
+    tensors = [(k, v) for k, v in enumerate(leaves) if _is_tensorish(v) and not weak.is_weak(v)]
+    weak_values = [v for v in leaves if weak.is_weak(v)]
     for k, v in enumerate(leaves):
         if not (_is_tensorish(v) or _is_number(v) or isinstance(v, UndefinedReturnValue)):
             other = next((j for j, w in enumerate(leaves) if w is not v), 0)
@@ -316,8 +326,10 @@ def _unify_leaf(leaves, i, site):
                 f"{site.labels[k]} but {describe(leaves[other])} in the "
                 f"{site.labels[other]}; on a tensor condition every branch must give a "
                 f"tensor (or the same Python value)")
-    if not tensors:
-        return ir.Aval((), np.result_type(*[numpy_literal(v) for v in live]))
+    if not tensors:  # numbers and weak values only: a weak result
+        shape = _join_all([aval_of(v).shape for v in weak_values]) if weak_values else ()
+        return ir.Aval(shape, np.result_type(*[
+            aval_of(v).dtype if weak.is_weak(v) else numpy_literal(v) for v in live]))
     k0, first = tensors[0]
     a0 = aval_of(first)
     if probing():  # dtypes under a probe are provisional: promote instead of failing
@@ -332,6 +344,16 @@ def _unify_leaf(leaves, i, site):
                 f"{_shape_text(a0.shape)}) in the {site.labels[k0]} but {a} "
                 f"({a.dtype.name}, shape {_shape_text(a.shape)}) in the {site.labels[k]}; "
                 "branches must agree on dtype and rank (cast with gc.cast or reshape)")
+        shape = joined
+    for v in weak_values:  # a weak value takes the tensors' dtype, as a number would
+        a = aval_of(v)
+        kind = weak.python_kind(a.dtype)
+        joined = join_shapes(shape, a.shape)
+        if np.result_type(a0.dtype, kind) != a0.dtype or joined is None:
+            raise AutographError(
+                f"{site.construct}: {site.leaf_name(i)} is {a0} ({a0.dtype.name}) on one "
+                f"side but a {a.dtype.name} value computed from Python numbers on another, "
+                "which does not fit that dtype and shape; cast it with gc.cast")
         shape = joined
     for k, v in enumerate(leaves):
         if probing() and _is_number(v):

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import ALL, OpDef, bind, register
 from graphc.ops.shape import _axes_error, _rank, _tf_args, expand_dims, reshape
 from graphc.ops.shapes import broadcast_shapes, normalize_axis
 from graphc.tracer.ir import Aval
@@ -40,7 +40,7 @@ def _concat_infer(*xs, axis=0):
 
 CONCATENATE = register(OpDef(name="concatenate", infer=_concat_infer,
                              ref=lambda *xs, axis=0: np.concatenate(xs, axis=axis),
-                             doc="np.concatenate"))
+                             weak_tensors=ALL, doc="np.concatenate"))
 
 
 def _stack_infer(*xs, axis=0):
@@ -59,7 +59,8 @@ def _stack_infer(*xs, axis=0):
 
 
 STACK = register(OpDef(name="stack", infer=_stack_infer,
-                       ref=lambda *xs, axis=0: np.stack(xs, axis=axis), doc="np.stack"))
+                       ref=lambda *xs, axis=0: np.stack(xs, axis=axis), weak_tensors=ALL,
+                       doc="np.stack"))
 
 
 def _split_ref(x, indices_or_sections, axis=0):

@@ -20,7 +20,7 @@ import numpy as np
 from graphc import config
 from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
 from graphc.errors import InvalidArgumentError, InvalidIndexError, SymbolicTensorError
-from graphc.tracer import source_info, trace
+from graphc.tracer import source_info, trace, weak
 from graphc.tracer.tensor import Tensor, _eager
 
 _REGISTRY: dict[str, "OpDef"] = {}
@@ -42,6 +42,8 @@ class OpDef:
     * ``ref(*arrays, **attrs) -> ndarray | tuple[ndarray, ...]`` (NumPy semantics)
     * ``weak``: input positions where a Python number is *weak* and promotes with the
       other weak positions' tensors (NEP 50); ``"all"`` for elementwise math.
+    * ``weak_tensors``: positions where a weakly typed tensor (a traced Python number,
+      ``graphc.tracer.weak``) promotes weakly; ``None``: the same as ``weak``.
     * ``multiple_results``: ``ref`` returns a tuple/list of arrays.
     * ``elementwise``: one output element per broadcast input element; ``scalar`` is its
       per-element template for fused loops (``"({0} + {1})"``).
@@ -55,6 +57,7 @@ class OpDef:
     infer: Callable
     ref: Callable
     weak: tuple | str = ()
+    weak_tensors: tuple | str | None = None
     multiple_results: bool = False
     elementwise: bool = False
     scalar: str | None = None
@@ -225,6 +228,33 @@ def _weak_out_of_range(value, strong, op, dtype) -> np.ndarray:
         "first") from None
 
 
+def _bind_weak(op: OpDef, args, attrs):
+    """Trace ``op`` where some operands may be weakly typed tensors: next to strong
+    operands they are cast to the dtype a Python number of their kind would take; with
+    none, the op runs on them as they are and its outputs are weak too."""
+    positions = op.weak if op.weak_tensors is None else op.weak_tensors
+    at = [i for i, a in enumerate(args)
+          if (positions == ALL or i in positions) and weak.is_weak(a)]
+    if not at:
+        return _local.stack[-1].bind(op, _operands(op, args), attrs)
+    strong = [a.dtype for i, a in enumerate(args) if i not in at
+              and (positions == ALL or i in positions) and isinstance(a, Tensor | np.ndarray)]
+    if strong:
+        args = list(args)
+        for i in at:
+            dtype = np.result_type(*strong, weak.python_kind(args[i].dtype))
+            if dtype != args[i].dtype:
+                from graphc.ops.elementwise import CAST
+
+                args[i] = bind(CAST, args[i], dtype=dtype)
+        return _local.stack[-1].bind(op, _operands(op, args), attrs)
+    out = _local.stack[-1].bind(op, _operands(op, args), attrs)
+    for t in out if isinstance(out, list | tuple) else (out,):
+        if isinstance(t, Tensor) and t._np is None:
+            weak.mark(t)
+    return out
+
+
 def _to_array(value, op):
     as_tensor = getattr(value, "_graphc_tensor_", None)
     if as_tensor is not None:  # a gc.Variable: read it (a read node while tracing)
@@ -241,6 +271,8 @@ def _to_array(value, op):
 def bind(op: OpDef, *args, **attrs):
     """Apply ``op``: run it now on eager inputs, or record it in the graph being traced."""
     if _open and _local.stack:
+        if weak.any_weak():
+            return _bind_weak(op, args, attrs)
         return _local.stack[-1].bind(op, _operands(op, args), attrs)
     # Fast path for the commonest eager call: one or two eager tensors, no promotion
     # check needed (a mixed-dtype pair under strict promotion takes the full path).

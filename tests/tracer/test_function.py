@@ -156,8 +156,7 @@ def test_numpy_scalar_argument_retraces_per_value_and_says_so():
     x = gc.constant([1.0, 2.0])
     scale(x, np.int32(2))
     np.testing.assert_array_equal(np.asarray(scale(x, np.int32(3))), [3.0, 6.0])
-    assert scale.retrace_reasons[1] == ("argument 'n': NumPy int32 np.int32(2) -> "
-                                        "NumPy int32 np.int32(3)")
+    assert scale.retrace_reasons[1] == "argument 'n': NumPy int32 2 -> NumPy int32 3"
 
 
 def test_shape_change_reason():
