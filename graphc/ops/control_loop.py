@@ -24,7 +24,6 @@ from graphc.dtypes import numpy_literal
 from graphc.errors import AutographError
 from graphc.ops.control_trace import (
     MAX_RELAX,
-    Restage,
     Undefined,
     UndefinedReturnValue,
     _is_number,
@@ -42,7 +41,6 @@ from graphc.ops.control_trace import (
 )
 from graphc.tracer import ir, trace, weak
 from graphc.tracer.tensor import _symbolic
-
 
 
 def stage_loop(op, cond_fn, body_fn, init, site) -> list:
