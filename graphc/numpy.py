@@ -134,6 +134,8 @@ _BINARY = {
     "logical_and": _ew.LOGICAL_AND, "logical_or": _ew.LOGICAL_OR,
     "logical_xor": _ew.LOGICAL_XOR, "bitwise_and": _ew.BITWISE_AND,
     "bitwise_or": _ew.BITWISE_OR, "bitwise_xor": _ew.BITWISE_XOR,
+    "left_shift": _ew.LEFT_SHIFT, "right_shift": _ew.RIGHT_SHIFT,
+    "bitwise_left_shift": _ew.LEFT_SHIFT, "bitwise_right_shift": _ew.RIGHT_SHIFT,
 }
 for _name, _op in _UNARY.items():
     globals()[_name] = _wrap(_op, _name, 1)

@@ -102,6 +102,8 @@ BITWISE_AND = _ufunc("bitwise_and", np.bitwise_and, "({0} & {1})")
 BITWISE_OR = _ufunc("bitwise_or", np.bitwise_or, "({0} | {1})")
 BITWISE_XOR = _ufunc("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")
 INVERT = _ufunc("invert", np.invert, "(~{0})")
+LEFT_SHIFT = _ufunc("left_shift", np.left_shift, "({0} << {1})")
+RIGHT_SHIFT = _ufunc("right_shift", np.right_shift, "({0} >> {1})")
 
 
 def _round_ref(x, decimals=0):

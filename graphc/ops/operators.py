@@ -1,4 +1,4 @@
-"""Tensor's Python operators (``+ - * / // % ** @``, comparisons, ``& | ^``, unary), each
+"""Tensor's Python operators (``+ - * / // % ** @``, comparisons, ``& | ^ << >>``, unary), each
 bound to one registered op through the eager fast paths of ``registry.py``."""
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
         "add": ew.ADD, "sub": ew.SUBTRACT, "mul": ew.MULTIPLY, "truediv": ew.TRUE_DIVIDE,
         "floordiv": ew.FLOOR_DIVIDE, "mod": ew.REMAINDER, "pow": ew.POWER,
         "and": ew.BITWISE_AND, "or": ew.BITWISE_OR, "xor": ew.BITWISE_XOR,
+        "lshift": ew.LEFT_SHIFT, "rshift": ew.RIGHT_SHIFT,
     }
     for name, op in table.items():
         setattr(Tensor, f"__{name}__", binary(op))

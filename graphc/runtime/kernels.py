@@ -126,6 +126,16 @@ SCALAR_OVERRIDES = {
     "reciprocal": lambda ins, out, attrs: (
         "(1.0 / {0})" if out.kind == "f" else _int_reciprocal(out)),
     "invert": lambda ins, out, attrs: "(not {0})" if out == np.bool_ else "(~{0})",
+    # NumPy: a shift by the width or more (or a negative amount, read as unsigned) gives
+    # 0, and -1 for a negative number shifted right; Numba's own << and >> do not
+    # (typed literals: Numba joins uint64 with a plain int literal into float64)
+    "left_shift": lambda ins, out, attrs: (
+        f"(({{0}} << {{1}}) if {{1}} >= 0 and {{1}} < {out.itemsize * 8} "
+        f"else {literal(0, out)})"),
+    "right_shift": lambda ins, out, attrs: (
+        f"(({{0}} >> {{1}}) if {{1}} >= 0 and {{1}} < {out.itemsize * 8} else "
+        f"({literal(-1 if out.kind == 'i' else 0, out)} if {{0}} < 0 "
+        f"else {literal(0, out)}))"),
     # ints: by squaring with wraparound; a negative exponent raises NumPy's ValueError
     "power": lambda ins, out, attrs: (
         "({0} ** {1})" if out.kind == "f" else

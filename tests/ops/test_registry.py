@@ -125,6 +125,11 @@ SAMPLES["maximum"] += [s(specials(F32), specials(F32)[::-1].copy())]
 SAMPLES["fmax"] += [s(specials(F64), specials(F64)[::-1].copy())]
 for _name in "bitwise_and bitwise_or bitwise_xor".split():
     SAMPLES[_name] = bitwise(mixed)
+for _name in "left_shift right_shift".split():  # amounts past the width and negative too
+    SAMPLES[_name] = [s(mixed((2, 3), I32), np.array([0, 3, 31, 32, 40, -1], np.int32)
+                        .reshape(2, 3)), s(mixed((4,), I64), np.int64(2)),
+                      s(mixed((3,), I8), np.array([1, 8, 9], np.int8)),
+                      s(pos((3,), np.uint8), np.array([0, 7, 8], np.uint8))]
 
 SAMPLES["round"] = [s(mixed((2, 3), F32)), s(mixed((4,), F64), decimals=1),
                     s(mixed((3,), I32)), s(pos((3,), I64) * 7, decimals=-1)]

@@ -56,6 +56,7 @@ BINARY = [
     ("maximum", lambda a, b, p: np_or_gc(a).maximum(a, b)),
     ("minimum", lambda a, b, p: np_or_gc(a).minimum(a, b)),
     ("bitwise", lambda a, b, p: (a & b, a | b, a ^ b)),
+    ("shift", lambda a, b, p: (a << b, a >> b)),  # past the width, negative amounts
     ("arith", lambda a, b, p: (a + b, a - b, a * b)),
     ("compare", lambda a, b, p: (a == b, a != b, a < b, a <= b, a > b, a >= b)),
 ]
