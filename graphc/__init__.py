@@ -44,6 +44,7 @@ from graphc.ops.reduce import tf_argmax as argmax
 from graphc.ops.shape import rank, shape, size
 from graphc.ops.shape import tf_reshape as reshape
 from graphc.ops.shape import tf_transpose as transpose
+from graphc.ops.tensor_array import TensorArray
 from graphc.runtime import cache
 from graphc.tf_api import (
     abs,

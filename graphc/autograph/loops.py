@@ -15,7 +15,14 @@ from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, st
 from graphc.errors import AutographError
 from graphc.ops import control
 from graphc.ops.control_loop import stage_loop
-from graphc.ops.control_trace import Restage, Undefined, UndefinedReturnValue, is_symbolic
+from graphc.ops.control_trace import (
+    Later,
+    Restage,
+    Undefined,
+    UndefinedReturnValue,
+    is_symbolic,
+)
+from graphc.ops.tensor_array import unshaped_to_shaped
 from graphc.tracer import nest, trace
 from graphc.tracer.tensor import Tensor, _symbolic
 
@@ -111,7 +118,12 @@ def _stage_while(test, body, get_state, set_state, names, construct, counter=Non
             return _stage_once(init, test, body, get_state, set_state, names, construct,
                                counter)
         except Restage as again:  # the unset return value is a nest: give it that shape
-            init = tuple(again.values.get(k, v) for k, v in enumerate(init))
+            init = tuple(_value(again.values[k]) if k in again.values else v
+                         for k, v in enumerate(init))
+
+
+def _value(v):
+    return v.make() if isinstance(v, Later) else v
 
 
 def _stage_once(init, test, body, get_state, set_state, names, construct, counter):
@@ -147,6 +159,9 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
         for name, value, (vleaves, td) in zip(names, get_state(), per_var):
             oleaves, otd = nest.flatten(value)
             if otd != td or len(oleaves) != len(vleaves):
+                make = unshaped_to_shaped(init[len(out_vars)], value)
+                if make is not None:  # a TensorArray given its first element: a buffer
+                    raise Restage({len(out_vars): Later(make)})
                 if td is None and isinstance(vleaves[0], UndefinedReturnValue):
                     unset = nest.map_structure(lambda _: UndefinedReturnValue(), value)
                     raise Restage({len(out_vars): unset})
@@ -173,7 +188,8 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
 def _nest_text(leaves, td) -> str:
     if td is None:
         return "a single value"
-    return f"a {td[0].__name__ if isinstance(td[0], type) else td[0]} of {len(leaves)}"
+    kind = td[1] if td[0] == "registered" else td[0]  # e.g. a gc.TensorArray
+    return f"a {kind.__name__ if isinstance(kind, type) else kind} of {len(leaves)}"
 
 
 def _stage_for(iterable, extra_test, body, get_state, set_state, names):

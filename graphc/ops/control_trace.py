@@ -19,6 +19,7 @@ import numpy as np
 
 from graphc.dtypes import PYTHON_SCALARS, numpy_literal
 from graphc.errors import AutographError
+from graphc.ops.tensor_array import shape_branch_results
 from graphc.tracer import ir, nest, source_info, trace, weak
 from graphc.tracer.printer import has_effects
 from graphc.tracer.tensor import Tensor, _symbolic
@@ -211,6 +212,7 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
         with ctx:
             results.append(fn())
         ctxs.append(ctx)
+    results = shape_branch_results(ctxs, results)  # gc.TensorArray first written in one
     flat, treedef = _flatten_results(_shape_undefined_returns(results), site)
     outs_per_branch = [[] for _ in fns]
     avals, template, weak_slots = [], [], []
@@ -267,11 +269,20 @@ def _shape_undefined_returns(results):
 
 class Restage(Exception):
     """Raised while tracing a loop body to restart staging with new initial values
-    (an unset return value turned out to be a tuple); ``values`` maps index -> value."""
+    (an unset return value turned out to be a tuple); ``values`` maps index -> value,
+    or to a ``Later`` whose ``make()`` builds the value in the loop's own trace context
+    (a ``gc.TensorArray`` that the body gave its first element: its buffer)."""
 
     def __init__(self, values: dict):
         super().__init__("restage")
         self.values = values
+
+
+class Later:
+    """A value to build once the staging that raised ``Restage`` has unwound."""
+
+    def __init__(self, make):
+        self.make = make
 
 
 def _join_all(shapes):

@@ -2,11 +2,24 @@
 
 Leaves are everything else. ``flatten`` returns the leaves in a stable order plus a
 ``treedef`` that ``unflatten`` uses to rebuild the same structure around new leaves.
+Other container types join with :func:`register` (``gc.TensorArray`` flattens to its
+tensors, so it can be the state of a tensor loop or ``if``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+
+# type -> (to_children(x) -> (children, aux), from_children(aux, children) -> x); ``aux``
+# is the static part (hashable, compared with ==: it is part of the treedef)
+_REGISTERED: dict = {}
+
+
+def register(cls, to_children, from_children) -> None:
+    """Make instances of ``cls`` nodes: ``to_children(x)`` returns ``(children, aux)``
+    (children are flattened in turn; ``aux`` is static and compared with ``==``) and
+    ``from_children(aux, children)`` rebuilds one."""
+    _REGISTERED[cls] = (to_children, from_children)
 
 
 def _is_namedtuple(x) -> bool:
@@ -29,6 +42,10 @@ def _flatten(x, leaves):
         return (dict, tuple(keys), tuple(_flatten(x[k], leaves) for k in keys))
     if _is_namedtuple(x):
         return (t, tuple(_flatten(v, leaves) for v in x))
+    custom = _REGISTERED.get(t)
+    if custom is not None:
+        children, aux = custom[0](x)
+        return ("registered", t, aux, tuple(_flatten(c, leaves) for c in children))
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         names = tuple(f.name for f in dataclasses.fields(x))
         return ("dataclass", t, names, tuple(_flatten(getattr(x, n), leaves) for n in names))
@@ -53,6 +70,9 @@ def _unflatten(td, it):
         return tuple(_unflatten(c, it) for c in td[1])
     if kind is dict:
         return {k: _unflatten(c, it) for k, c in zip(td[1], td[2])}
+    if kind == "registered":
+        _, cls, aux, children = td
+        return _REGISTERED[cls][1](aux, [_unflatten(c, it) for c in children])
     if kind == "dataclass":
         _, cls, names, children = td
         return cls(**{n: _unflatten(c, it) for n, c in zip(names, children)})

@@ -56,8 +56,8 @@ def _to_graphc(value, kind):
         return gc.range(value)
     if kind == "fresh":
         return value()
-    if kind == "tlist":
-        return [as_tensor(v) for v in value]
+    if kind == "tlist":  # each element as kind "t" (an empty list: int64, as TF's tests)
+        return [_to_graphc(v, "t") for v in value]
     if kind == "pair":
         return value[1]
     raise ValueError(kind)

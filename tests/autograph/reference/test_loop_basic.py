@@ -164,7 +164,6 @@ def nested_fors_into_list(m):
 
 
 LISTS = ([], [1], [1, 2], [3, 1, 2])
-TENSOR_ARRAY = "TensorArray: gc.TensorArray does not exist yet"
 
 
 @pytest.mark.parametrize("n, kind", params(product((0, 1, 2), ("py", "t"))))
@@ -238,21 +237,19 @@ def test_successive_fors(l1, l2, k1, k2):
 
 
 @pytest.mark.parametrize("n1, n2, k1, k2", params(product(
-    (0, 1, 2), (0, 1, 2), ("py", "t"), ("py", "t")), {lambda pid: True: TENSOR_ARRAY}))
+    (0, 1, 2), (0, 1, 2), ("py", "t"), ("py", "t"))))
 def test_nested_whiles_into_tensor_array(n1, n2, k1, k2):
     check(nested_whiles_into_array, (n1, n2), (k1, k2), reference=nested_whiles_into_list)
 
 
 @pytest.mark.parametrize("m", params([
-    ([[1]],), ([[1], [2]],), ([[1, 2]],), ([[1, 2], [3, 4]],), ([[]],), ([[], []],)],
-    {lambda pid: True: TENSOR_ARRAY}))
+    ([[1]],), ([[1], [2]],), ([[1, 2]],), ([[1, 2], [3, 4]],), ([[]],), ([[], []],)]))
 def test_nested_fors_into_tensor_array(m):
     check(nested_fors_into_array, (m,), "t", reference=nested_fors_into_list)
 
 
 @pytest.mark.parametrize("m, kind", params(product(
-    ([[]], [[], [1]], [[], [1], [1, 2]]), ("py", "tlist")), {
-    lambda pid: True: TENSOR_ARRAY}))
+    ([[]], [[], [1]], [[], [1], [1, 2]]), ("py", "tlist"))))
 def test_nested_fors_into_tensor_array_ragged(m, kind):
     # a Python list of rows (tensors of different lengths for "tlist"): the outer loop
     # stays Python
