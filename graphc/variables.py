@@ -28,6 +28,7 @@ from graphc.ops import state
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor, _eager
+from graphc.transforms import tape as _tape
 
 
 class Variable:
@@ -133,9 +134,10 @@ class Variable:
     # ------------------------------------------------------------------ reading
     def read_value(self) -> Tensor:
         """The current value: an eager tensor, or a read node while tracing."""
-        if trace.active():
-            return state.read(self)
-        return _eager(self._current())
+        t = state.read(self) if trace.active() else _eager(self._current())
+        if _tape.recording:  # a GradientTape records: it may watch this variable
+            _tape.on_variable_read(self, t)
+        return t
 
     value = read_value
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.registry import ALL, OpDef, register
+from graphc.ops.registry import ALL, NOT_DIFFERENTIABLE, OpDef, register
 from graphc.ops.shapes import broadcast_shapes
 from graphc.tracer.ir import Aval
 
@@ -182,3 +182,114 @@ SOFTPLUS = register(OpDef(
     name="softplus", infer=_float_infer, ref=_softplus_ref, elementwise=True,
     doc="log(1 + exp(x)), computed without overflow",
 ))
+
+
+STOP_GRADIENT = register(OpDef(
+    name="stop_gradient", infer=lambda x: x, ref=lambda x: x, elementwise=True,
+    scalar="{0}", doc="x, with no gradient flowing back through it",
+))
+
+
+# --------------------------------------------------------------------------- gradients
+# ``grad(cts, args, outputs)``: one cotangent per argument (``None``: none), written with
+# graphc ops so eager tapes and traces share them; the walk in graphc/transforms/autodiff
+# sums broadcast cotangents back to each argument's shape. ``_want(a)``: the argument
+# can take a gradient (else the rule skips computing it).
+def _want(a) -> bool:
+    from graphc.tracer.tensor import Tensor
+
+    return isinstance(a, Tensor) and a.dtype.kind in "fc"
+
+
+def _unary(rule):
+    """A one-input rule ``rule(g, x, out)`` as a ``grad``."""
+    return lambda cts, args, outs, **_: (rule(cts[0], args[0], outs[0]),)
+
+
+def _binary(rule_x, rule_y):
+    """A two-input rule from one function per input, each ``(g, x, y, out)``."""
+    def grad(cts, args, outs, **_):
+        g, (x, y), out = cts[0], args, outs[0]
+        return (rule_x(g, x, y, out) if _want(x) else None,
+                rule_y(g, x, y, out) if _want(y) else None)
+    return grad
+
+
+def _np():
+    from graphc import numpy as gnp
+
+    return gnp
+
+
+def _bind(op, *args):
+    from graphc.ops.registry import bind
+
+    return bind(op, *args)
+
+
+LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+ADD.grad = _binary(lambda g, x, y, o: g, lambda g, x, y, o: g)
+SUBTRACT.grad = _binary(lambda g, x, y, o: g, lambda g, x, y, o: -g)
+MULTIPLY.grad = _binary(lambda g, x, y, o: g * y, lambda g, x, y, o: g * x)
+TRUE_DIVIDE.grad = _binary(lambda g, x, y, o: g / y, lambda g, x, y, o: -g * o / y)
+POWER.grad = _binary(
+    lambda g, x, y, o: g * y * x ** (y - 1),
+    # d/dy x**y = x**y log x, taken as 0 where x == 0 (the limit for y > 0)
+    lambda g, x, y, o: g * o * _np().log(_np().where(x > 0, x, 1)))
+MAXIMUM.grad = _binary(lambda g, x, y, o: _np().where(x >= y, g, 0),
+                       lambda g, x, y, o: _np().where(x >= y, 0, g))
+MINIMUM.grad = _binary(lambda g, x, y, o: _np().where(x <= y, g, 0),
+                       lambda g, x, y, o: _np().where(x <= y, 0, g))
+FMAX.grad = MAXIMUM.grad
+FMIN.grad = MINIMUM.grad
+ARCTAN2.grad = _binary(lambda g, x, y, o: g * y / (x * x + y * y),
+                       lambda g, x, y, o: -g * x / (x * x + y * y))
+REMAINDER.grad = _binary(lambda g, x, y, o: g,
+                         lambda g, x, y, o: -g * _np().floor_divide(x, y))
+HYPOT.grad = _binary(lambda g, x, y, o: g * x / o, lambda g, x, y, o: g * y / o)
+
+NEGATIVE.grad = _unary(lambda g, x, o: -g)
+POSITIVE.grad = _unary(lambda g, x, o: g)
+ABSOLUTE.grad = _unary(lambda g, x, o: g * _np().sign(x))
+EXP.grad = _unary(lambda g, x, o: g * o)
+EXP2.grad = _unary(lambda g, x, o: g * o * LN2)
+EXPM1.grad = _unary(lambda g, x, o: g * (o + 1))
+LOG.grad = _unary(lambda g, x, o: g / x)
+LOG2.grad = _unary(lambda g, x, o: g / (x * LN2))
+LOG10.grad = _unary(lambda g, x, o: g / (x * LN10))
+LOG1P.grad = _unary(lambda g, x, o: g / (x + 1))
+SQRT.grad = _unary(lambda g, x, o: g / (2 * o))
+CBRT.grad = _unary(lambda g, x, o: g / (3 * o * o))
+SQUARE.grad = _unary(lambda g, x, o: 2 * g * x)
+RECIPROCAL.grad = _unary(lambda g, x, o: -g * o * o)
+SIN.grad = _unary(lambda g, x, o: g * _np().cos(x))
+COS.grad = _unary(lambda g, x, o: -g * _np().sin(x))
+TAN.grad = _unary(lambda g, x, o: g * (1 + o * o))
+ARCSIN.grad = _unary(lambda g, x, o: g / _np().sqrt(1 - x * x))
+ARCCOS.grad = _unary(lambda g, x, o: -g / _np().sqrt(1 - x * x))
+ARCTAN.grad = _unary(lambda g, x, o: g / (1 + x * x))
+SINH.grad = _unary(lambda g, x, o: g * _np().cosh(x))
+COSH.grad = _unary(lambda g, x, o: g * _np().sinh(x))
+TANH.grad = _unary(lambda g, x, o: g * (1 - o * o))
+ARCSINH.grad = _unary(lambda g, x, o: g / _np().sqrt(x * x + 1))
+ARCCOSH.grad = _unary(lambda g, x, o: g / _np().sqrt(x * x - 1))
+ARCTANH.grad = _unary(lambda g, x, o: g / (1 - x * x))
+SIGMOID.grad = _unary(lambda g, x, o: g * o * (1 - o))
+SOFTPLUS.grad = _unary(lambda g, x, o: g * _bind(SIGMOID, x))
+CAST.grad = _unary(lambda g, x, o: g)  # the walk casts it back to x's dtype
+WHERE.grad = lambda cts, args, outs, **_: (
+    None,
+    _np().where(args[0], cts[0], 0) if _want(args[1]) else None,
+    _np().where(args[0], 0, cts[0]) if _want(args[2]) else None)
+CLIP.grad = lambda cts, args, outs, **_: (
+    _np().where((args[0] >= args[1]) & (args[0] <= args[2]), cts[0], 0)
+    if _want(args[0]) else None,
+    _np().where(args[0] < args[1], cts[0], 0) if _want(args[1]) else None,
+    _np().where(args[0] > args[2], cts[0], 0) if _want(args[2]) else None)
+
+for _op in (FLOOR, CEIL, RINT, TRUNC, ROUND, SIGN, ISNAN, ISINF, ISFINITE, EQUAL,
+            NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
+            LOGICAL_NOT, LOGICAL_XOR, BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT,
+            LEFT_SHIFT, RIGHT_SHIFT, FLOOR_DIVIDE, STOP_GRADIENT):
+    _op.grad = NOT_DIFFERENTIABLE  # piecewise constant, or not a number at all

@@ -241,3 +241,48 @@ def einsum(subscripts, *operands):
 def trace(a, offset=0, axis1=0, axis2=1):
     """``np.trace``: sum along a diagonal."""
     return bind(TRACE, a, offset=offset, axis1=axis1, axis2=axis2)
+
+
+# --------------------------------------------------------------------------- gradients
+# (see the rule contract in graphc/ops/elementwise.py's gradients section)
+def _matmul_grad(cts, args, outs, **_):
+    """1-D operands act as a row (left) or a column (right); batch dims the operands
+    broadcast are summed back by the walk."""
+    from graphc import numpy as gnp
+    from graphc.ops.elementwise import _want
+
+    x, y = args
+    g = cts[0]
+    x_vec, y_vec = len(x.shape) == 1, len(y.shape) == 1
+    X = gnp.expand_dims(x, 0) if x_vec else x
+    Y = gnp.expand_dims(y, -1) if y_vec else y
+    if x_vec:
+        g = gnp.expand_dims(g, -2 if not y_vec else 0)
+    if y_vec:
+        g = gnp.expand_dims(g, -1)
+    gx = gy = None
+    if _want(x):
+        gx = gnp.matmul(g, gnp.swapaxes(Y, -1, -2))
+        if x_vec:
+            gx = gnp.squeeze(gx, -2)
+    if _want(y):
+        gy = gnp.matmul(gnp.swapaxes(X, -1, -2), g)
+        if y_vec:
+            gy = gnp.squeeze(gy, -1)
+    return gx, gy
+
+
+def _dot_grad(cts, args, outs, **_):
+    x, y = args
+    if x.shape == () or y.shape == ():  # a scalar times an array
+        from graphc.ops.elementwise import MULTIPLY
+
+        return MULTIPLY.grad(cts, args, outs)
+    if len(y.shape) <= 2:
+        return _matmul_grad(cts, args, outs)
+    raise NotImplementedError("the gradient of dot with a 3-D or higher right operand is "
+                              "not implemented; use gnp.matmul or gnp.tensordot")
+
+
+MATMUL.grad = _matmul_grad
+DOT.grad = _dot_grad

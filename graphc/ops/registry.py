@@ -22,6 +22,7 @@ from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
 from graphc.errors import InvalidArgumentError, InvalidIndexError, SymbolicTensorError
 from graphc.tracer import source_info, trace, weak
 from graphc.tracer.tensor import Tensor, _eager
+from graphc.transforms import tape as _tape
 
 _REGISTRY: dict[str, "OpDef"] = {}
 # ``if _open and _local.stack``: the calling thread traces. ``_open`` (contexts open in
@@ -29,9 +30,21 @@ _REGISTRY: dict[str, "OpDef"] = {}
 # truth does; the thread-local stack is read only while some thread traces.
 _open = trace.open_contexts
 _local = trace.local
+_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
 _state = config.state
 
 ALL = "all"
+
+
+class _NotDifferentiable:
+    """Marker for ``OpDef.grad``: the op passes no gradient by nature (comparisons,
+    random draws, integer results, Python callbacks)."""
+
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
 
 
 @dataclass(eq=False)
@@ -269,7 +282,14 @@ def _to_array(value, op):
 
 # --------------------------------------------------------------------------- bind
 def bind(op: OpDef, *args, **attrs):
-    """Apply ``op``: run it now on eager inputs, or record it in the graph being traced."""
+    """Apply ``op``: run it now on eager inputs, or record it in the graph being traced
+    (and on the calling thread's recording ``GradientTape``s)."""
+    if _taping:
+        return _tape.record_bind(_bind, op, args, attrs)
+    return _bind(op, args, attrs)
+
+
+def _bind(op: OpDef, args, attrs):
     if _open and _local.stack:
         if weak.any_weak():
             return _bind_weak(op, args, attrs)
@@ -362,7 +382,7 @@ def fast_unary(op: OpDef):
     ref = op.ref
 
     def call(x):
-        if type(x) is Tensor and not (_open and _local.stack):
+        if type(x) is Tensor and not (_open and _local.stack) and not _taping:
             a = x._np
             if a is not None:
                 try:
@@ -384,7 +404,7 @@ def fast_binary(op: OpDef):
     weak_all = op.weak == ALL
 
     def call(x, y):
-        if not (_open and _local.stack):
+        if not (_open and _local.stack) and not _taping:
             tx, ty = type(x), type(y)
             a = b = None
             if tx is Tensor:

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import (
     normalize_axes,
     normalize_axis,
@@ -377,3 +377,31 @@ def rank(input, name=None):  # noqa: A002
     from graphc.ops.creation import constant
 
     return constant(_rank(input), dtype=np.int32)
+
+
+# --------------------------------------------------------------------------- gradients
+# (see the rule contract in graphc/ops/elementwise.py's gradients section)
+def _back_to_shape(cts, args, outs, **_):
+    """Ops that only rearrange: the cotangent reshaped to the input's shape (one dim
+    unknown while tracing is inferred)."""
+    shape = args[0].shape
+    if shape is None or sum(d is None for d in shape) > 1:
+        raise NotImplementedError("the gradient of a reshape of a tensor with several "
+                                  "unknown dims is not implemented yet")
+    return (reshape(cts[0], tuple(-1 if d is None else d for d in shape)),)
+
+
+def _transpose_grad(cts, args, outs, axes=None, **_):
+    inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
+    return (transpose(cts[0], inverse),)
+
+
+def _flip_grad(cts, args, outs, axis=None, **_):
+    return (bind(FLIP, cts[0], axis=axis),)
+
+
+RESHAPE.grad = EXPAND_DIMS.grad = SQUEEZE.grad = _back_to_shape
+BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums it back
+TRANSPOSE.grad = _transpose_grad
+FLIP.grad = _flip_grad
+ARGSORT.grad = SHAPE.grad = NOT_DIFFERENTIABLE

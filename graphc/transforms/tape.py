@@ -1,0 +1,219 @@
+"""``gc.GradientTape``: record the ops applied to watched values, then walk them backwards.
+
+Recording happens in ``bind`` (the one entry every op goes through): while any tape
+records in any thread, ``bind`` calls :func:`record_bind`, which runs the op and, for
+each tape of the calling thread that sees one of the op's tensor inputs (watched, or
+computed from a watched value), keeps ``(op, args, outputs, attrs)``. The same record is
+made eagerly (arrays) and while a ``gc.function`` traces (symbolic tensors): the backward
+walk (:mod:`graphc.transforms.autodiff`) calls each op's gradient rule through ``bind``,
+so eagerly it computes gradients now and inside a trace it adds the backward nodes to the
+graph, where the passes and the compiler treat them like any other.
+
+Tapes belong to the thread that opened them (as TensorFlow's do). A tape holds its
+records (and so every intermediate value they reference) until ``gradient`` is called,
+or until it is dropped when ``persistent=True``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from graphc.tracer import nest, source_info
+from graphc.tracer.tensor import Tensor
+
+# Non-empty while any thread has a recording tape: ``bind`` tests its truth (as cheap as
+# the test of an empty list) before looking at the thread's own tapes.
+recording: list = []
+_recording_lock = threading.Lock()
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.tapes: list[GradientTape] = []
+
+
+_local = _Local()
+
+
+class Record:
+    """One recorded op; ``where`` (the user's line) is kept for ops with no gradient
+    rule, whose error must name it."""
+
+    __slots__ = ("op", "args", "outputs", "attrs", "where")
+
+    def __init__(self, op, args, outputs, attrs):
+        self.op, self.args, self.outputs, self.attrs = op, args, outputs, attrs
+        self.where = source_info.where() if op.grad is None else ""
+
+
+class GradientTape:
+    """Records operations on watched tensors so their gradients can be computed.
+
+    >>> x = gc.constant(3.0)
+    >>> with gc.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    >>> float(tape.gradient(y, x))
+    6.0
+
+    ``persistent=True`` allows several ``gradient`` calls; ``watch_accessed_variables``
+    (default True) watches every trainable ``gc.Variable`` read while the tape records.
+    Works the same eagerly and inside a ``gc.function`` (there the backward pass becomes
+    part of the graph and is optimized and compiled with it).
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_variables = bool(watch_accessed_variables)
+        self._records: list[Record] = []
+        self._live: dict[int, object] = {}       # id -> tensor the gradient can reach
+        self._variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
+        self._used = False
+        self._paused = 0
+
+    # ------------------------------------------------------------------ context
+    def __enter__(self):
+        if self._used and not self._persistent:
+            raise RuntimeError("this GradientTape was already used to compute a gradient; "
+                               "open a new tape, or create it with persistent=True")
+        _local.tapes.append(self)
+        with _recording_lock:
+            recording.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _local.tapes.remove(self)
+        with _recording_lock:
+            recording.remove(self)
+        return False
+
+    def stop_recording(self):
+        """A context in which this tape records nothing (``tape.stop_recording()``)."""
+        return _Paused(self)
+
+    def reset(self):
+        """Forget everything recorded so far (the tape stays usable)."""
+        self._records.clear()
+        self._live.clear()
+        self._variables.clear()
+
+    # ------------------------------------------------------------------ watching
+    def watch(self, tensor) -> None:
+        """Watch a tensor, a ``gc.Variable``, or any nest of them."""
+        from graphc.variables import Variable
+
+        leaves, _ = nest.flatten(tensor)
+        for leaf in leaves:
+            if isinstance(leaf, Variable):
+                self._variables.setdefault(id(leaf), (leaf, []))
+            elif isinstance(leaf, Tensor):
+                self._live[id(leaf)] = leaf
+            else:
+                raise TypeError(f"GradientTape.watch takes tensors and gc.Variables, got "
+                                f"{type(leaf).__name__}")
+
+    def watched_variables(self) -> tuple:
+        """The variables this tape watches, in the order it first saw them."""
+        return tuple(v for v, _ in self._variables.values())
+
+    def _on_variable_read(self, variable, tensor) -> None:
+        entry = self._variables.get(id(variable))
+        if entry is None:
+            if not (self._watch_variables and variable.trainable):
+                return
+            entry = self._variables[id(variable)] = (variable, [])
+        entry[1].append(tensor)
+        self._live[id(tensor)] = tensor
+
+    def _record(self, op, args, outputs, attrs) -> None:
+        live = self._live
+        if not any(id(a) in live for a in args if isinstance(a, Tensor)):
+            return
+        self._records.append(Record(op, args, outputs, attrs))
+        for t in outputs:
+            live[id(t)] = t
+
+    # ------------------------------------------------------------------ gradients
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients="none"):
+        """The gradient of ``target`` (a tensor or nest; non-scalars are summed) with
+        respect to ``sources`` (a tensor, variable or nest), in the structure of
+        ``sources``. See ``docs/autodiff.md``."""
+        from graphc.transforms import autodiff
+
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                "GradientTape.gradient can only be called once on a non-persistent tape; "
+                "create it with gc.GradientTape(persistent=True) to call it again")
+        if unconnected_gradients not in ("none", "zero"):
+            raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
+                             f"{unconnected_gradients!r}")
+        self._used = True
+        with self.stop_recording():
+            result = autodiff.backward(self, target, sources, output_gradients,
+                                       unconnected_gradients)
+        if not self._persistent:
+            self._records = []
+            self._live = {}
+        return result
+
+
+class _Paused:
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        tapes = _local.tapes
+        self.at = tapes.index(self.tape) if self.tape in tapes else None
+        if self.at is not None:
+            tapes.pop(self.at)
+        return self
+
+    def __exit__(self, *exc):
+        if self.at is not None:
+            _local.tapes.insert(self.at, self.tape)
+        return False
+
+
+class unrecorded:
+    """A context in which no tape of this thread records: for values whose derivative
+    is zero by construction (the ``ones`` seeding a gradient, the ``zeros`` standing
+    for a missing cotangent), so an outer tape does not keep them."""
+
+    def __enter__(self):
+        self.saved = _local.tapes
+        _local.tapes = []
+        return self
+
+    def __exit__(self, *exc):
+        _local.tapes = self.saved
+        return False
+
+
+# ---------------------------------------------------------------------- hooks
+def record_bind(bind_now, op, args, attrs):
+    """``bind`` while some tape records: run the op, then record it on this thread's
+    tapes (a variable operand is read first, so the read is what the tape sees)."""
+    tapes = _local.tapes
+    if not tapes:
+        return bind_now(op, args, attrs)
+    args = tuple(a._graphc_tensor_() if hasattr(a, "_graphc_tensor_") else a for a in args)
+    out = bind_now(op, args, attrs)
+    outputs = tuple(out) if isinstance(out, list | tuple) else (out,)
+    for tape in tapes:
+        tape._record(op, args, outputs, attrs)
+    return out
+
+
+def on_variable_read(variable, tensor) -> None:
+    """Called by ``gc.Variable`` for each read while some tape records."""
+    for tape in _local.tapes:
+        tape._on_variable_read(variable, tensor)
+
+
+def stop_gradient(x):
+    """``x`` with no gradient flowing back through it (``tf.stop_gradient``)."""
+    from graphc.ops.elementwise import STOP_GRADIENT
+    from graphc.ops.registry import bind
+
+    return bind(STOP_GRADIENT, x)
