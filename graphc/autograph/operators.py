@@ -26,6 +26,7 @@ from graphc.autograph.conditionals import (
 from graphc.autograph.loops import for_stmt, while_stmt
 from graphc.errors import AutographError
 from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
+from graphc.ops.staged_lists import outer_construct
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
            "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu",
@@ -90,6 +91,11 @@ def call(func, /, *args, **kwargs):
     ``bool``, ``len`` and ``range`` of symbolic tensors become graph ops, and ``print``
     of one becomes ``gc.print`` (it prints each time the graph runs, as TensorFlow's
     AutoGraph turns ``print`` into ``tf.print``)."""
+    if type(func) is _BUILTIN_METHOD and type(getattr(func, "__self__", None)) is list \
+            and func.__name__ in _LIST_MUTATORS:
+        construct = outer_construct(func.__self__)
+        if construct is not None:
+            raise AutographError(_list_mutation_message(func.__name__, construct))
     if args and is_symbolic(args[0]) and len(args) == 1 and not kwargs:
         if func in _CASTS:
             from graphc.tf_api import cast
@@ -112,6 +118,40 @@ def call(func, /, *args, **kwargs):
     from graphc.autograph.api import converted
 
     return converted(func)(*args, **kwargs)
+
+
+_BUILTIN_METHOD = type([].append)
+_LIST_MUTATORS = frozenset(["append", "extend", "insert", "pop", "remove", "clear"])
+
+
+def _list_mutation_message(method: str, construct: str) -> str:
+    """Why ``list.<method>()`` on a list made outside a staged loop or branch is refused,
+    and what to write instead."""
+    where = here()
+    loop = "`if`" not in construct and "cond" not in construct
+    if loop:
+        when = ("the loop body is traced once to build one graph loop, so the list would "
+                "change once, when the loop is traced, not once per iteration")
+    else:
+        when = ("both branches are traced to build one graph cond, so the list would "
+                "change in both, whichever branch runs")
+    grows = method in ("append", "extend", "insert")
+    if grows:
+        fix = ("collect the values in a gc.TensorArray instead: `ta = gc.TensorArray("
+               "dtype, size=0, dynamic_size=True)` before the statement, `ta = "
+               "ta.write(i, x)` inside it, and `ta.stack()` after it")
+    else:
+        fix = ("keep the values in a gc.TensorArray (or a tensor) and read them by index "
+               "(`ta.read(i)`, `x[i]`)")
+    if not loop:
+        fix = ("assign the new value to a variable in both branches instead, or " + fix
+               if grows else fix)
+    kind = "loop" if loop else "cond"
+    return (f"list.{method}() at {where} changes a Python list made outside {construct}, "
+            f"which depends on a tensor and is staged as one graph {kind}: {when}. "
+            f"To {'build' if grows else 'consume'} a sequence there, {fix}; or make the "
+            "condition a Python value (e.g. loop over range(n) with a Python int) so that "
+            "the statement runs as Python")
 
 
 def _len(t):

@@ -39,6 +39,7 @@ from graphc.ops.control_trace import (
     scalar_bool,
     to_value,
 )
+from graphc.ops.staged_lists import staged
 from graphc.tracer import ir, trace, weak
 from graphc.tracer.tensor import _symbolic
 
@@ -129,11 +130,11 @@ def _trace(cond_fn, body_fn, init, kinds, site):
         return [placeholder(ctx, k) if k[0] == "tensor" else v for v, k in zip(init, kinds)]
 
     ctx_c = enter("cond")
-    with ctx_c:
+    with ctx_c, staged(site.construct):
         pred = scalar_bool(ctx_c, cond_fn(*arguments(ctx_c)),
                            f"the condition of {site.construct}")
     ctx_b = enter("body")
-    with ctx_b:
+    with ctx_b, staged(site.construct):
         outs = list(body_fn(*arguments(ctx_b)))
     if len(outs) != len(init):
         raise AutographError(f"{site.construct}: the body returned {len(outs)} loop "

@@ -19,6 +19,7 @@ import numpy as np
 
 from graphc.dtypes import PYTHON_SCALARS, numpy_literal
 from graphc.errors import AutographError
+from graphc.ops.staged_lists import staged
 from graphc.ops.tensor_array import shape_branch_results
 from graphc.tracer import ir, nest, source_info, trace, weak
 from graphc.tracer.printer import has_effects
@@ -209,7 +210,7 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
     ctxs, results = [], []
     for k, fn in enumerate(fns):
         ctx = enter(site.labels[k].replace(" ", "_"))
-        with ctx:
+        with ctx, staged(site.construct):
             results.append(fn())
         ctxs.append(ctx)
     results = shape_branch_results(ctxs, results)  # gc.TensorArray first written in one
