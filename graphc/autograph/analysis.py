@@ -163,6 +163,12 @@ def captured(stmts, closures) -> set[str]:
     return out
 
 
+def deleted(stmts) -> set[str]:
+    """Names ``del``-eted in this scope by ``stmts``."""
+    return {n.id for s in stmts for n in _walk_scope(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+
+
 def composites(stmts) -> dict[str, ast.expr]:
     """The composite names a block assigns in this scope (``d['a'] = ...``, ``obj.x +=
     ...``, ``l[0] = ...``): source text -> target expression, in order of appearance.

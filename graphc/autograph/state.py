@@ -25,10 +25,11 @@ from graphc.autograph import templates
 
 
 class State:
-    def __init__(self, names=(), composites=(), extras=()):
+    def __init__(self, names=(), composites=(), extras=(), unbound=()):
         self.names = list(names)
         self.composites = list(composites)  # (source text, target expression)
         self.extras = list(extras)
+        self.unbound = set(unbound)  # names a branch may ``del``: read them guarded
 
     @property
     def variables(self) -> list[str]:
@@ -55,10 +56,15 @@ def state_functions(ag: str, get: str, put: str, vars_: str, state: State) -> li
     """``def get(): return (...)`` and ``def put(vars_): ...`` for ``state``."""
     if not state.labels:
         return templates.stmts(f"def {get}():\n    return ()\ndef {put}({vars_}):\n    pass")
-    reads = [ast.Name(id=n, ctx=ast.Load()) for n in state.names]
+    def read(n):
+        if n in state.unbound:  # ``del``-eted: Undefined rather than a NameError
+            return templates.expr(f"{ag}.ldu(lambda: {n}, {n!r})")
+        return ast.Name(id=n, ctx=ast.Load())
+
+    reads = [read(n) for n in state.names]
     reads += [templates.expr(f"{ag}.ldc(lambda: TARGET, {text!r})",
                              TARGET=_loaded(target)) for text, target in state.composites]
-    reads += [ast.Name(id=n, ctx=ast.Load()) for n in state.extras]
+    reads += [read(n) for n in state.extras]
     getter = templates.stmts(f"def {get}():\n    return STATE",
                              STATE=ast.Tuple(elts=reads, ctx=ast.Load()))
     body = []

@@ -236,7 +236,9 @@ class _ControlFlow:
         # runtime restores all of them before tracing each branch (else a name the first
         # branch changed leaks into the second). Only the live ones (first) are outputs.
         comps = self._composites(s.body + s.orelse, scope, mod_b | mod_e)
-        state = State(live, comps, sorted((nl_b | nl_e) - set(live)))
+        dels = analysis.deleted(s.body + s.orelse)
+        self.maybe_undefined |= dels  # a read after a `del` must raise as in Python
+        state = State(live, comps, sorted((nl_b | nl_e) - set(live)), unbound=dels)
         pre = self._inits(state.variables, scope)
         body_name, else_name = self.namer.new("if_body"), self.namer.new("else_body")
         body_fn = self._function(body_name, [], nl_b, s.body, scope)

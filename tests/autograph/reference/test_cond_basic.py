@@ -278,10 +278,7 @@ def test_defined_in_both_branches(c, kind):
 
 
 @pytest.mark.parametrize("fn, c", params(product(
-    (defined_in_if, defined_in_else, deleted_in_both), (True, False)), {
-    lambda pid: pid.startswith("deleted_in_both"):
-        "undefined names: `del i` in both branches of a tensor if raises a raw NameError "
-        "about a free variable of the converted code"}))
+    (defined_in_if, defined_in_else, deleted_in_both), (True, False))))
 def test_lifetime_tensor_condition_is_refused(fn, c):
     # TF: ValueError "'i' must also be initialized in the else/main branch"
     expect_error(fn, (c,), "t", (AutographError, UnboundLocalError), match="'i'")
