@@ -168,8 +168,8 @@ def _resolve(cond_fn, body_fn, init, kinds, site):
             # gives it (a Python number becomes a tensor), starting from zeros
             if _is_tensorish(o) or _is_number(o):
                 a = aval_of(o) if _is_tensorish(o) else aval_of(numpy_literal(o))
-                v = np.zeros(tuple(0 if d is None else d for d in a.shape), a.dtype)
-                k = ("tensor", aval_of(v))
+                v = np.zeros(tuple(0 if d is None else d for d in a.shape or ()), a.dtype)
+                k = ("tensor", aval_of(v) if a.shape is not None else a)  # rank unknown
             elif k[0] == "auto":
                 k = ("const",)
         new_kinds.append(k)
@@ -209,6 +209,9 @@ def _check(outs, init, kinds, site):
                     f"{b.dtype.name} after one iteration; a loop variable must keep its "
                     "dtype: cast its initial value or its new value with gc.cast")
             shape = join_shapes(a.shape, b.shape)
+            if a.shape is None:  # a variable of unknown rank takes any shape
+                new.append(k)
+                continue
             if shape is None:
                 raise AutographError(
                     f"{site.construct}: {name} has shape {_shape_text(a.shape)} before the "

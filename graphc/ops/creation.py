@@ -14,6 +14,7 @@ import numpy as np
 
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.errors import InvalidArgumentError
+from graphc.ops import shape_args
 from graphc.ops.registry import OpDef, bind, register
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
@@ -35,19 +36,41 @@ def _shape_attr(shape) -> tuple:
     except TypeError:
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}"
                         f"{source_info.where()}") from None
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError(f"negative dimension in shape {dims}{source_info.where()}")
+    _check_nonnegative(dims, dims)
     return dims
 
 
-def _full_ref(value, shape, dtype):
+def _check_nonnegative(dims, shown):
+    if any(d is not None and d < 0 for d in dims):
+        raise InvalidArgumentError(f"negative dimension in shape {shown}{source_info.where()}")
+
+
+def _full_infer(value, *shape_operand, shape, dtype):
+    return Aval(shape, dtype)
+
+
+def _full_ref(value, *shape_operand, shape, dtype):
+    if shape_operand:  # dynamic: ``shape`` is the template, the operand the dims
+        shape = shape_args.dims(shape_operand[0], shape, "full")
     return np.full(shape, value, dtype=dtype)
 
 
 FULL = register(OpDef(
-    name="full", infer=lambda value, shape, dtype: Aval(shape, dtype), ref=_full_ref,
-    doc="np.full(shape, value, dtype)",
+    name="full", infer=_full_infer, ref=_full_ref,
+    doc="np.full(shape, value, dtype); with a second operand (a 1-D int64 tensor) the "
+        "shape is read from it at run time and the ``shape`` attr is its template "
+        "(dims known while tracing, ``None`` for the others; ``None``: rank unknown)",
 ))
+
+
+def _bind_full(value, shape, dtype, what):
+    """``full`` of ``shape`` (ints, or ints and traced 0-d ints, or a 1-D int tensor)."""
+    template, operand = shape_args.shape_arg(shape, what)
+    if operand is None:
+        _check_nonnegative(template, template)
+        return bind(FULL, value, shape=template, dtype=dtype)
+    _check_nonnegative(template or (), template)
+    return bind(FULL, value, operand, shape=template, dtype=dtype)
 
 
 def _like_infer(x, value, dtype=None):
@@ -180,21 +203,28 @@ def _default_float():
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
-    """``np.full``: a tensor of ``shape`` filled with ``fill_value``."""
+    """``np.full``: a tensor of ``shape`` filled with ``fill_value``.
+
+    ``shape`` may hold traced 0-d integer tensors (``[n, 3]``) or be a 1-D integer
+    tensor; dims known only at run time are ``None`` in the result's aval (the same for
+    ``zeros``, ``ones``, ``empty`` and ``gc.fill``).
+    """
     value = asarray(fill_value, dtype)
-    return bind(FULL, value, shape=_shape_attr(shape), dtype=value.dtype)
+    return _bind_full(value, shape, value.dtype, "full")
 
 
 def zeros(shape, dtype=None) -> Tensor:
-    """``np.zeros`` (float64 by default; ``gc.zeros`` defaults to float32)."""
+    """``np.zeros`` (float64 by default; ``gc.zeros`` defaults to float32); ``shape`` as
+    in :func:`full`."""
     dtype = as_dtype(dtype) or _default_float()
-    return bind(FULL, np.zeros((), dtype), shape=_shape_attr(shape), dtype=dtype)
+    return _bind_full(np.zeros((), dtype), shape, dtype, "zeros")
 
 
 def ones(shape, dtype=None) -> Tensor:
-    """``np.ones`` (float64 by default; ``gc.ones`` defaults to float32)."""
+    """``np.ones`` (float64 by default; ``gc.ones`` defaults to float32); ``shape`` as
+    in :func:`full`."""
     dtype = as_dtype(dtype) or _default_float()
-    return bind(FULL, np.ones((), dtype), shape=_shape_attr(shape), dtype=dtype)
+    return _bind_full(np.ones((), dtype), shape, dtype, "ones")
 
 
 def empty(shape, dtype=None) -> Tensor:
@@ -300,9 +330,10 @@ def tf_identity(x, name=None) -> Tensor:
 
 
 def fill(dims, value, name=None) -> Tensor:
-    """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32)."""
+    """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32); ``dims`` may be a
+    1-D integer tensor or hold traced 0-d integers (as in :func:`full`)."""
     value = convert_to_tensor(value)
-    return bind(FULL, value, shape=_shape_attr(dims), dtype=value.dtype)
+    return _bind_full(value, dims, value.dtype, "fill")
 
 
 def tf_zeros(shape, dtype=np.float32, name=None) -> Tensor:

@@ -11,6 +11,7 @@ import numpy as np
 
 from graphc.ops.registry import ALL, OpDef, bind, register
 from graphc.ops.shape import _axes_error, _rank, _tf_args, expand_dims, reshape
+from graphc.ops.shape_args import pack
 from graphc.ops.shapes import broadcast_shapes, normalize_axis
 from graphc.tracer.ir import Aval
 
@@ -89,24 +90,34 @@ SPLIT = register(OpDef(name="split", infer=_split_infer, ref=_split_ref,
 
 
 # ----------------------------------------------------------------------------- API
+def _np_pack(items):
+    return stack([pack(v, _np_pack) for v in items])
+
+
+def _tf_pack(items):
+    return tf_stack([pack(v, _tf_pack) for v in items])
+
+
 def concatenate(arrays, axis=0):
-    """``np.concatenate``."""
-    return bind(CONCATENATE, *arrays, axis=axis)
+    """``np.concatenate``. A list among ``arrays`` that holds traced tensors (``[i]``)
+    is stacked into one tensor first."""
+    return bind(CONCATENATE, *[pack(a, _np_pack) for a in arrays], axis=axis)
 
 
 def concat(values, axis, name=None):
-    """``tf.concat``."""
-    return concatenate(_tf_args(*values), axis)
+    """``tf.concat``; a list among ``values`` that holds traced tensors (``[i]``) is
+    packed into one tensor first, as TensorFlow does."""
+    return concatenate(_tf_args(*[pack(v, _tf_pack) for v in values]), axis)
 
 
 def stack(arrays, axis=0):
-    """``np.stack``."""
-    return bind(STACK, *arrays, axis=axis)
+    """``np.stack``; nested lists holding traced tensors are stacked first."""
+    return bind(STACK, *[pack(a, _np_pack) for a in arrays], axis=axis)
 
 
 def tf_stack(values, axis=0, name=None):
     """``tf.stack``: like ``gnp.stack``, with TensorFlow's literal dtypes."""
-    return stack(_tf_args(*values), axis)
+    return stack(_tf_args(*[pack(v, _tf_pack) for v in values]), axis)
 
 
 def hstack(arrays):

@@ -1,21 +1,18 @@
-"""Shape ops: reshape, transpose, axes moves, joins, splits, tiling, flips, sort, pad,
-and TensorFlow's ``shape``/``size``/``rank``.
+"""Shape ops: reshape, transpose, axes moves, broadcasts, repeats, flips, sort, and
+TensorFlow's ``shape``/``size``/``rank`` (``tile`` and ``pad`` live in ``pad_tile.py``,
+joins and splits in ``join.py``). Shapes may hold tensors: see ``shape_args.py``.
 """
 
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
+from graphc.ops import shape_args
+from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.ops.shapes import (
-    normalize_axes,
-    normalize_axis,
-    num_elements,
-    probe_infer,
-)
+from graphc.ops.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor
 
@@ -25,10 +22,14 @@ def _same(x, **attrs):
 
 
 # ----------------------------------------------------------------------------- reshape
-def _reshape_infer(x, shape, order="C"):
+def _reshape_infer(x, *shape_operand, shape, order="C"):
     known = None if x.shape is None else num_elements(x.shape)
+    if shape is None:  # a 1-D shape tensor of unknown length: rank unknown
+        return Aval(None, x.dtype)
     if shape.count(-1) > 1:
         raise ValueError(f"can only specify one unknown dimension (-1) in {shape}")
+    if None in shape:
+        return _reshape_partial(x, known, shape)
     if -1 in shape:
         rest = num_elements([d for d in shape if d != -1])
         if known is None:
@@ -43,12 +44,29 @@ def _reshape_infer(x, shape, order="C"):
     return Aval(shape, x.dtype)
 
 
-def _reshape_ref(x, shape, order="C"):
+def _reshape_partial(x, known, shape):
+    """Some target dims are run-time values (``None``; each may also turn out -1). With
+    the size known and one such dim alone, it is the only value that fits."""
+    fixed = [d for d in shape if d is not None and d != -1]
+    rest = num_elements(fixed)
+    if known is not None and rest and known % rest:
+        raise ValueError(f"cannot reshape a tensor of size {known} into shape "
+                         f"{_fmt(shape)}: {known} is not a multiple of {rest}")
+    open_dims = sum(d is None or d == -1 for d in shape)
+    if known is not None and rest and open_dims == 1:
+        return Aval(tuple(known // rest if d is None else d for d in shape), x.dtype)
+    return Aval(tuple(None if d == -1 else d for d in shape), x.dtype)
+
+
+def _reshape_ref(x, *shape_operand, shape, order="C"):
+    if shape_operand:
+        shape = shape_args.dims(shape_operand[0], shape, "reshape", allow_minus_one=True)
     return np.reshape(x, shape, order=order)
 
 
 RESHAPE = register(OpDef(name="reshape", infer=_reshape_infer, ref=_reshape_ref,
-                         doc="np.reshape"))
+                         doc="np.reshape; with a second operand (1-D int64) the shape is read "
+                             "from it at run time (``shape``: its template)"))
 
 
 def _transpose_infer(x, axes=None):
@@ -102,28 +120,31 @@ SQUEEZE = register(OpDef(name="squeeze", infer=_squeeze_infer, ref=_squeeze_ref,
                          doc="np.squeeze"))
 
 
-def _broadcast_to_infer(x, shape):
+def _broadcast_to_infer(x, *shape_operand, shape):
+    if shape is None or x.shape is None:
+        return Aval(None, x.dtype)
     # Checked dim by dim rather than with broadcast_shapes: an unknown input dim may turn
     # out to be 1 or the target dim, so it is compatible with any target, even a 1.
     ok = len(x.shape) <= len(shape) and all(
-        d is None or d == 1 or d == t for d, t in zip(x.shape[::-1], shape[::-1]))
+        d is None or d == 1 or t is None or d == t for d, t in zip(x.shape[::-1], shape[::-1]))
     if not ok:
         raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
-    return Aval(shape, x.dtype)
+    # a run-time target dim facing a known input dim other than 1 can only equal it
+    lead = (None,) * (len(shape) - len(x.shape))
+    return Aval(tuple(d if t is None and d not in (None, 1) else t
+                      for d, t in zip(lead + tuple(x.shape), shape)), x.dtype)
+
+
+def _broadcast_to_ref(x, *shape_operand, shape):
+    if shape_operand:
+        shape = shape_args.dims(shape_operand[0], shape, "broadcast_to")
+    return np.broadcast_to(x, shape)
 
 
 BROADCAST_TO = register(OpDef(name="broadcast_to", infer=_broadcast_to_infer,
-                              ref=lambda x, shape: np.broadcast_to(x, shape),
-                              doc="np.broadcast_to"))
-
-
-def _tile_ref(x, reps):
-    return np.tile(x, reps)
-
-
-TILE = register(OpDef(name="tile", infer=lambda x, reps: probe_infer(_tile_ref, [x],
-                                                                    {"reps": reps}),
-                      ref=_tile_ref, doc="np.tile"))
+                              ref=_broadcast_to_ref,
+                              doc="np.broadcast_to; with a second operand (1-D int64) the "
+                                  "shape is read from it at run time"))
 
 
 def _repeat_ref(x, repeats, axis=None):
@@ -188,22 +209,6 @@ ARGSORT = register(OpDef(name="argsort", infer=_argsort_infer, ref=_argsort_ref,
                          doc="np.argsort (stable)"))
 
 
-def _pad_ref(x, pad_width, mode="constant", constant_values=0):
-    if mode == "constant":
-        return np.pad(x, pad_width, mode=mode, constant_values=constant_values)
-    return np.pad(x, pad_width, mode=mode)
-
-
-def _pad_infer(x, pad_width, mode="constant", constant_values=0):
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (len(x.shape), 2))
-    shape = tuple(None if d is None else d + int(a) + int(b) for d, (a, b) in
-                  zip(x.shape, widths))
-    return Aval(shape, x.dtype)
-
-
-PAD = register(OpDef(name="pad", infer=_pad_infer, ref=_pad_ref, doc="np.pad"))
-
-
 def _shape_infer(x, out_type):
     return Aval((len(x.shape),), out_type)
 
@@ -214,24 +219,14 @@ SHAPE = register(OpDef(name="shape", infer=_shape_infer,
 
 
 # ----------------------------------------------------------------------------- API
-def _shape_arg(shape):
-    if isinstance(shape, Tensor):
-        shape = shape.numpy().tolist()
-    if isinstance(shape, int | np.integer):
-        return (int(shape),)
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        from graphc.tracer import source_info
-
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}"
-                        f"{source_info.where()}") from None
-
-
 def reshape(a, newshape=None, order="C", shape=None):
-    """``np.reshape``; one dim may be -1."""
-    return bind(RESHAPE, a, shape=_shape_arg(shape if newshape is None else newshape),
-                order=order)
+    """``np.reshape``; one dim may be -1. The shape may hold traced 0-d integer tensors
+    or be a 1-D integer tensor (read at run time; a traced entry may be -1 too)."""
+    template, operand = shape_args.shape_arg(shape if newshape is None else newshape,
+                                             "reshape")
+    if operand is None:
+        return bind(RESHAPE, a, shape=template, order=order)
+    return bind(RESHAPE, a, operand, shape=template, order=order)
 
 
 def ravel(a):
@@ -317,13 +312,17 @@ def squeeze(a, axis=None):
 
 
 def broadcast_to(a, shape):
-    """``np.broadcast_to``."""
-    return bind(BROADCAST_TO, a, shape=_shape_arg(shape))
+    """``np.broadcast_to``; ``shape`` may hold traced 0-d integer tensors or be a 1-D
+    integer tensor (dims known only at run time are ``None`` in the aval)."""
+    template, operand = shape_args.shape_arg(shape, "broadcast_to")
+    if operand is None:
+        return bind(BROADCAST_TO, a, shape=template)
+    return bind(BROADCAST_TO, a, operand, shape=template)
 
 
-def tile(a, reps):
-    """``np.tile``."""
-    return bind(TILE, a, reps=_shape_arg(reps))
+def tf_broadcast_to(input, shape, name=None):  # noqa: A002
+    """``tf.broadcast_to``."""
+    return broadcast_to(*_tf_args(input), shape)
 
 
 def repeat(a, repeats, axis=None):
@@ -346,18 +345,6 @@ def sort(a, axis=-1):
 def argsort(a, axis=-1):
     """``np.argsort`` (stable)."""
     return bind(ARGSORT, a, axis=axis)
-
-
-def pad(a, pad_width, mode="constant", constant_values=0):
-    """``np.pad`` with static widths; modes 'constant', 'edge', 'reflect', 'symmetric',
-    'wrap'."""
-    widths = np.asarray(pad_width, dtype=np.int64)
-    if widths.ndim < 2:
-        widths = widths.reshape(1, -1)
-    if _rank(a):  # a 0-d tensor keeps its widths: NumPy still checks them (>= 0)
-        widths = np.broadcast_to(widths, (_rank(a), 2))
-    return bind(PAD, a, pad_width=tuple(map(tuple, widths.tolist())), mode=mode,
-                constant_values=constant_values)
 
 
 def shape(input, out_type=np.int32, name=None):  # noqa: A002
@@ -383,12 +370,14 @@ def rank(input, name=None):  # noqa: A002
 # (see the rule contract in graphc/ops/elementwise.py's gradients section)
 def _back_to_shape(cts, args, outs, **_):
     """Ops that only rearrange: the cotangent reshaped to the input's shape (one dim
-    unknown while tracing is inferred)."""
-    shape = args[0].shape
-    if shape is None or sum(d is None for d in shape) > 1:
-        raise NotImplementedError("the gradient of a reshape of a tensor with several "
-                                  "unknown dims is not implemented yet")
-    return (reshape(cts[0], tuple(-1 if d is None else d for d in shape)),)
+    unknown while tracing is inferred; several are read at run time)."""
+    dims = args[0].shape
+    if dims is None:
+        raise NotImplementedError("the gradient of a reshape of a tensor of unknown rank "
+                                  "is not implemented yet")
+    if builtins.sum(d is None for d in dims) > 1:
+        return (reshape(cts[0], shape(args[0], out_type=np.int64)),)
+    return (reshape(cts[0], tuple(-1 if d is None else d for d in dims)),)
 
 
 def _transpose_grad(cts, args, outs, axes=None, **_):
