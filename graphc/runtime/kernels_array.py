@@ -1,5 +1,6 @@
 """Numba emitters (as source) for array ops: std/var, arange/range/linspace, sort/argsort,
-pad, tile, repeat, split; registered into ``kernels.EMITTERS``.
+pad, tile, repeat, split (``pad``/``tile`` with run-time widths, constant or repetitions
+too); registered into ``kernels.EMITTERS``.
 
 Every result equals the interpreter's bit for bit (std/var: on C-contiguous operands;
 NumPy sums a non-contiguous one in memory order, a few ULP apart):
@@ -28,6 +29,7 @@ from graphc.runtime import kernels_reduce
 from graphc.runtime.kernels import (
     Unsupported,
     Val,
+    cast,
     contiguous,
     emitter,
     literal,
@@ -36,6 +38,7 @@ from graphc.runtime.kernels import (
     to_array,
 )
 from graphc.runtime.kernels_reduce import _split_axis
+from graphc.runtime.kernels_shape import operand_dims
 from graphc.tracer.ir import Aval
 
 CONST_LIMIT = 1 << 22  # elements: larger static ranges are not kept as constants
@@ -241,26 +244,31 @@ def _pad(g, node, ins, outs):
     if mode not in _PAD_MODES:
         raise Unsupported(f"pad with mode={mode!r}")
     cv = attrs.get("constant_values", 0)
-    if not isinstance(cv, int | float | bool | np.generic):
-        raise Unsupported("pad with per-axis constant_values")
+    operands = list(ins[1:])
     if x.scalar:
         if not aval.shape:
             g.line(f"{outs[0]} = {x.name}")
             return [Val(outs[0], aval)]
         raise Unsupported("pad of a 0-d value")
     nd = len(x.aval.shape)
-    widths = np.broadcast_to(np.asarray(attrs["pad_width"], np.int64), (nd, 2))
-    if (widths < 0).any():
-        raise Unsupported("pad with negative widths")
+    widths = _pad_widths(g, attrs["pad_width"], nd, operands)
+    if cv is None:  # a run-time constant: the last operand
+        c = operands.pop(0)
+        if not c.scalar:
+            raise Unsupported("pad with per-axis constant_values")
+        value = cast(c.name, aval.dtype)
+    elif isinstance(cv, int | float | bool | np.generic):
+        value = literal(cv, aval.dtype)
+    else:
+        raise Unsupported("pad with per-axis constant_values")
     maps = []
     for i in range(nd):
         mp = g.tmp("pm")
-        g.line(f"{mp} = H.pad_map({x.dim(i)}, {int(widths[i, 0])}, {int(widths[i, 1])}, "
+        g.line(f"{mp} = H.pad_map({x.dim(i)}, {widths[i][0]}, {widths[i][1]}, "
                f"{_PAD_MODES[mode]})")
         maps.append(mp)
     o, T = outs[0], np_type(aval.dtype)
     g.line(f"{o} = np.empty({shape_expr([f'{m}.shape[0]' for m in maps])}, {T})")
-    value = literal(cv, aval.dtype)
     idx = [f"_k{i}" for i in range(nd)]
     src = [f"_s{i}" for i in range(nd)]
     for i in range(nd):
@@ -277,15 +285,35 @@ def _pad(g, node, ins, outs):
     return [Val(o, aval)]
 
 
+def _pad_widths(g, pad_width, nd, operands):
+    """Source for each axis' ``(before, after)`` widths: literals, or entries of the
+    run-time ``(nd, 2)`` operand (taken from ``operands``) checked >= 0 as ``ref`` does."""
+    if any(a is None or b is None for a, b in pad_width):
+        w = operands.pop(0).name
+        out = [[g.tmp("w"), g.tmp("w")] for _ in range(nd)]
+        for i, j in np.ndindex(nd, 2):
+            g.line(f"{out[i][j]} = {w}[{i}, {j}]")
+            g.line(f"if {out[i][j]} < 0:")
+            g.line("    raise ValueError('pad: negative pad width; widths must be >= 0')")
+        return out
+    widths = np.broadcast_to(np.asarray(pad_width, np.int64), (nd, 2))
+    if (widths < 0).any():
+        raise Unsupported("pad with negative widths")
+    return [[str(int(a)), str(int(b))] for a, b in widths]
+
+
 # --------------------------------------------------------------------------- tile / repeat
 @emitter("tile")
 def _tile(g, node, ins, outs):
     """np.tile: ``x`` (padded with leading 1-dims) viewed as ``(1, s0, 1, s1, ...)``,
     broadcast to ``(r0, s0, r1, s1, ...)`` and copied."""
     x, aval = ins[0], node.outputs[0].aval
-    reps = tuple(int(r) for r in node.attrs["reps"])
-    if any(r < 0 for r in reps):
-        raise Unsupported("tile with negative reps")
+    if len(ins) > 1:  # run-time repetitions
+        reps = tuple(operand_dims(g, ins[1], node.attrs["reps"], "tile"))
+    else:
+        reps = tuple(int(r) for r in node.attrs["reps"])
+        if any(r < 0 for r in reps):
+            raise Unsupported("tile with negative reps")
     x = _flat1(g, x) if x.scalar else x
     nd = max(len(x.aval.shape), len(reps), 1)
     reps = (1,) * (nd - len(reps)) + reps

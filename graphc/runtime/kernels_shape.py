@@ -1,7 +1,13 @@
 """Numba emitters for shape, creation and static-indexing ops (reshape, transpose,
-broadcast_to, full, eye, concatenate/stack, shape, flip, getitem); see ``kernels.py``."""
+broadcast_to, full, eye, concatenate/stack, shape, flip, getitem); see ``kernels.py``.
+
+``reshape``, ``broadcast_to`` and ``full`` with a run-time shape (a 1-D int64 operand,
+``ops/shape_args.py``) read their dims from it (:func:`operand_dims`), so they compile
+whenever the result's rank is known."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from graphc.ops.shapes import normalize_axes
 from graphc.runtime.kernels import (
@@ -18,13 +24,86 @@ from graphc.runtime.kernels import (
 )
 
 
+def operand_dims(g, s: Val, template, what: str) -> list[str]:
+    """Source for each dim of a shape read at run time from the 1-D int operand ``s``
+    (dims the template knows are literals); a negative dim raises ``ValueError`` as the
+    op's ``ref`` does. A shape of unknown length (a result of unknown rank) has no
+    Numba type: ``Unsupported``."""
+    if template is None:
+        raise Unsupported(f"{what} with a shape tensor of unknown length: result of "
+                          "unknown rank")
+    dims = []
+    for j, d in enumerate(template):
+        if d is not None:
+            dims.append(str(d))
+            continue
+        v = g.tmp("d")
+        g.line(f"{v} = {s.name}[{j}]")
+        g.line(f"if {v} < 0:")
+        g.line(f"    raise ValueError('{what}: negative dimension in the shape; dims must "
+               "be >= 0')")
+        dims.append(v)
+    return dims
+
+
+def _reshape_dims(g, x: Val, s: Val, template) -> list[str]:
+    """Run-time reshape dims: entries read from ``s`` (each may be -1), the one -1
+    resolved from ``x``'s size, errors as NumPy's (more than one -1, negative dims,
+    sizes that do not fit)."""
+    if template is None:
+        raise Unsupported("reshape to a shape tensor of unknown length: result of unknown "
+                          "rank")
+    size = "1" if x.scalar else f"{x.name}.size"
+    neg, prod = g.tmp("neg"), g.tmp("p")
+    static = [d for d in template if d is not None and d != -1]
+    g.line(f"{neg} = {template.index(-1) if -1 in template else -1}")
+    g.line(f"{prod} = {int(np.prod(static, dtype=np.int64))}")
+    raw = {}
+    for j, d in enumerate(template):
+        if d is not None:
+            continue
+        v = raw[j] = g.tmp("d")
+        g.line(f"{v} = {s.name}[{j}]")
+        g.line(f"if {v} == -1:")
+        g.line(f"    if {neg} >= 0:")
+        g.line("        raise ValueError('reshape: can only specify one unknown dimension')")
+        g.line(f"    {neg} = {j}")
+        g.line(f"elif {v} < 0:")
+        g.line("    raise ValueError('reshape: negative dimension in the shape')")
+        g.line("else:")
+        g.line(f"    {prod} *= {v}")
+    fill = g.tmp("fill")
+    g.line(f"{fill} = 0")
+    g.line(f"if {neg} >= 0:")
+    g.line(f"    if {prod} == 0 or {size} % {prod} != 0:")
+    g.line("        raise ValueError('reshape: cannot reshape the tensor into this shape')")
+    g.line(f"    {fill} = {size} // {prod}")
+    g.line(f"elif {prod} != {size}:")
+    g.line("    raise ValueError('reshape: cannot reshape the tensor into this shape')")
+    dims = []
+    for j, d in enumerate(template):
+        if d == -1:
+            dims.append(fill)
+        elif d is not None:
+            dims.append(str(d))
+        else:
+            g.line(f"if {neg} == {j}:")
+            g.line(f"    {raw[j]} = {fill}")
+            dims.append(raw[j])
+    return dims
+
+
 @emitter("reshape")
 def _reshape(g, node, ins, outs):
     x = ins[0]
     shape = node.attrs["shape"]
     if node.attrs.get("order", "C") != "C":
         raise Unsupported("reshape with order='F'")
-    return [reshape_to(g, x, node.outputs[0].aval, [str(d) for d in shape], outs[0])]
+    if len(ins) > 1:  # run-time shape
+        dims = _reshape_dims(g, x, ins[1], shape)
+    else:
+        dims = [str(d) for d in shape]
+    return [reshape_to(g, x, node.outputs[0].aval, dims, outs[0])]
 
 
 @emitter("expand_dims", "squeeze")
@@ -72,11 +151,14 @@ def _transpose(g, node, ins, outs):
 @emitter("broadcast_to")
 def _broadcast_to(g, node, ins, outs):
     x, aval = ins[0], node.outputs[0].aval
+    if len(ins) > 1:  # run-time shape
+        dims = operand_dims(g, ins[1], node.attrs["shape"], "broadcast_to")
+    else:
+        dims = [str(d) for d in node.attrs["shape"]]
     if not aval.shape:
         g.line(f"{outs[0]} = {x.name}")
         return [Val(outs[0], aval)]
-    shape = shape_expr([str(d) for d in node.attrs["shape"]])
-    g.line(f"{outs[0]} = np.broadcast_to({to_array(g, x)}, {shape})")
+    g.line(f"{outs[0]} = np.broadcast_to({to_array(g, x)}, {shape_expr(dims)})")
     return [Val(outs[0], aval, contig=False)]
 
 
@@ -91,11 +173,14 @@ def _full(g, node, ins, outs):
         value = cast(ins[0].name, aval.dtype)
     else:
         raise Unsupported("full with a non-scalar fill value")
+    if len(ins) > 1:  # ``full`` with a run-time shape
+        dims = operand_dims(g, ins[1], node.attrs["shape"], "full")
+    else:
+        dims = [str(d) for d in aval.shape]
     if not aval.shape:
         g.line(f"{outs[0]} = {value}")
         return [Val(outs[0], aval)]
-    shape = shape_expr([str(d) for d in aval.shape])
-    g.line(f"{outs[0]} = np.full({shape}, {value}, {np_type(aval.dtype)})")
+    g.line(f"{outs[0]} = np.full({shape_expr(dims)}, {value}, {np_type(aval.dtype)})")
     return [Val(outs[0], aval)]
 
 
