@@ -34,7 +34,9 @@ GNP_NAMES = CREATION + ELEMENTWISE + LOGIC + REDUCTIONS + LINALG + SHAPE
 GC_NAMES = ("constant convert_to_tensor cast matmul add multiply maximum minimum pow abs sqrt "
             "exp eye zeros ones fill range reshape transpose concat stack gather where greater "
             "less equal reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_any "
-            "reduce_all argmax shape size rank identity tensor_scatter_nd_update").split()
+            "reduce_all argmax shape size rank identity tensor_scatter_nd_update "
+            "TensorArray").split()
+TENSOR_ARRAY_METHODS = "write read stack unstack size gather scatter concat".split()
 GC_MATH = "log sigmoid softplus tanh".split()
 GC_RANDOM = "uniform normal set_seed".split()
 
@@ -56,6 +58,9 @@ def test_gc_names_exist():
     assert not [n for n in GC_MATH if not callable(getattr(gc.math, n, None))]
     assert not [n for n in GC_RANDOM if not callable(getattr(gc.random, n, None))]
     assert gc.Tensor is gnp.ndarray
+    ta = gc.TensorArray(gc.float32, size=1, element_shape=())
+    assert not [n for n in TENSOR_ARRAY_METHODS if not callable(getattr(ta, n, None))]
+    assert (ta.dtype, ta.element_shape, ta.dynamic_size) == (gc.float32, (), False)
 
 
 # --------------------------------------------------------------------------- gnp vs NumPy
