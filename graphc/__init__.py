@@ -80,6 +80,8 @@ from graphc.tracer.function import (
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install
+from graphc.transforms.custom_gradient import custom_gradient
+from graphc.transforms.graph_gradients import gradients
 from graphc.transforms.tape import GradientTape, stop_gradient
 from graphc.variables import Variable
 

@@ -13,7 +13,9 @@ rewrapping it):
 * ``stateless_numpy_function``: pure, so CSE may merge two equal calls and pruning may
   drop an unused one; ``extra["no_fold"]`` keeps constant folding from running user code
   at compile time;
-* ``py_function``: stateful, as ``tf.py_function`` always is.
+* ``py_function``: stateful, as ``tf.py_function`` always is; differentiable: its
+  gradient is another ``py_function`` that runs the function again under an eager
+  ``GradientTape`` (the ``numpy_function`` ops pass no gradient).
 
 Results are checked against ``Tout``: the count, and the dtype of every NumPy array or
 tensor returned, which must equal ``Tout``'s (Python numbers and lists convert into it,
@@ -26,10 +28,11 @@ import numpy as np
 
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor, _eager
+from graphc.transforms import tape as _tape
 
 
 class FunctionRef:
@@ -163,18 +166,55 @@ def _describe(v) -> str:
     return f"{type(v).__name__} {v!r:.40}"
 
 
+def _py_function_grad(cts, args, outputs, *, func, Tout, single, kind, name):
+    """The VJP of a ``py_function``: another ``py_function`` that, when it runs, calls
+    the Python function again on eager tensors under a ``GradientTape`` and returns the
+    gradients of its float inputs (zeros where the function does not use one). Eagerly
+    it runs at once; in a trace it is a node that runs with the graph."""
+    wrt = [i for i, a in enumerate(args)
+           if isinstance(a, Tensor) and np.dtype(a.dtype).kind in "fc"]
+    seeded = [i for i, c in enumerate(cts) if c is not None]
+    if not wrt or not seeded:
+        return (None,) * len(args)
+    n = len(args)
+
+    def vjp(*values):
+        from graphc.transforms.tape import GradientTape
+
+        xs, upstream = list(values[:n]), values[n:]
+        with GradientTape() as tape:
+            tape.watch([xs[i] for i in wrt])
+            result = func.fn(*xs)
+        ys = [result] if single else list(result) if isinstance(result, list | tuple) \
+            else [result]
+        targets = [ys[i] if i < len(ys) else None for i in seeded]
+        grads = tape.gradient(targets, [xs[i] for i in wrt], output_gradients=list(upstream),
+                              unconnected_gradients="zero")
+        return list(grads)
+
+    grads = py_function(vjp, list(args) + [cts[i] for i in seeded],
+                        [np.dtype(args[i].dtype) for i in wrt], name=f"{name}_grad")
+    out = [None] * n
+    for i, g in zip(wrt, grads):
+        out[i] = g
+    return tuple(out)
+
+
 NUMPY_FUNCTION = register(OpDef(
     name="numpy_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
-    extra={"runs_user_code": True}, doc="call a Python function on ndarrays at run time",
+    grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True},
+    doc="call a Python function on ndarrays at run time",
 ))
 STATELESS_NUMPY_FUNCTION = register(OpDef(
     name="stateless_numpy_function", infer=_infer, ref=_ref, multiple_results=True,
-    extra={"runs_user_code": True, "no_fold": True},
+    grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True, "no_fold": True},
     doc="numpy_function(stateful=False): may be merged or pruned, never folded",
 ))
 PY_FUNCTION = register(OpDef(
     name="py_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
-    extra={"runs_user_code": True}, doc="call a Python function on eager tensors at run time",
+    grad=_py_function_grad, extra={"runs_user_code": True},
+    doc="call a Python function on eager tensors at run time (differentiable: its "
+        "gradient runs it again under an eager GradientTape)",
 ))
 
 
@@ -193,11 +233,18 @@ def _call(op, kind, func, inp, Tout, name):
         outs = bind(op, *inp, **attrs)
     else:
         # eager: run it here, so the note on an exception names this call's line
-        from graphc.ops.registry import _operands
+        where = source_info.user_location()
 
-        arrays = _operands(op, list(inp))
-        outs = [_eager(a) for a in run(func, arrays, dtypes, single, kind, name,
-                                      where=source_info.user_location())]
+        def run_now(op, args, attrs):
+            from graphc.ops.registry import _operands
+
+            arrays = _operands(op, list(args))
+            return [_eager(a) for a in run(func, arrays, dtypes, single, kind, name, where)]
+
+        if _tape.recording:  # a GradientTape records: let it see this call
+            outs = _tape.record_bind(run_now, op, tuple(inp), attrs)
+        else:
+            outs = run_now(op, inp, attrs)
     return outs[0] if single else list(outs)
 
 

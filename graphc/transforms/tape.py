@@ -157,6 +157,31 @@ class GradientTape:
             self._live = {}
         return result
 
+    def jacobian(self, target, sources, unconnected_gradients="none",
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """``d target / d source`` in the structure of ``sources``, each of shape
+        ``target.shape + source.shape`` (``graphc.transforms.jacobian``).
+
+        >>> x = gc.constant([1.0, 2.0])
+        >>> with gc.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.jacobian(y, x).numpy()
+        array([[2., 0.],
+               [0., 4.]], dtype=float32)
+        """
+        from graphc.transforms import jacobian
+
+        return jacobian.jacobian(self, target, sources, unconnected_gradients)
+
+    def batch_jacobian(self, target, source, unconnected_gradients="none",
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians over a batch dimension 0 shared by ``target`` and
+        ``source``: shape ``(b,) + target.shape[1:] + source.shape[1:]``."""
+        from graphc.transforms import jacobian
+
+        return jacobian.batch_jacobian(self, target, source, unconnected_gradients)
+
 
 class _Paused:
     def __init__(self, tape):
