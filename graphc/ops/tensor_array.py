@@ -44,12 +44,12 @@ class TensorArray:
 
         @gc.function
         def squares(n):
-            ta = gc.TensorArray(gc.int64, size=0, dynamic_size=True)
+            ta = gc.TensorArray(gc.int32, size=0, dynamic_size=True)
             for i in gc.range(n):
                 ta = ta.write(i, i * i)
             return ta.stack()
 
-        squares(4)  # [0, 1, 4, 9]
+        squares(4)  # [0, 1, 4, 9] (gc.range of a Python int counts in int32, as TF)
     """
 
     def __init__(self, dtype, size=0, dynamic_size=False, clear_after_read=None,
