@@ -30,6 +30,8 @@ from graphc.ops.gather import gather, tensor_scatter_nd_update
 from graphc.ops.join import concat
 from graphc.ops.join import tf_stack as stack
 from graphc.ops.linalg import tf_matmul as matmul
+from graphc.ops.pad_tile import tf_pad as pad
+from graphc.ops.pad_tile import tf_tile as tile
 from graphc.ops.pyfunc import numpy_function, py_function
 from graphc.ops.reduce import (
     reduce_all,
@@ -42,6 +44,7 @@ from graphc.ops.reduce import (
 )
 from graphc.ops.reduce import tf_argmax as argmax
 from graphc.ops.shape import rank, shape, size
+from graphc.ops.shape import tf_broadcast_to as broadcast_to
 from graphc.ops.shape import tf_reshape as reshape
 from graphc.ops.shape import tf_transpose as transpose
 from graphc.ops.tensor_array import TensorArray

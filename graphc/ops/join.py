@@ -95,7 +95,17 @@ def _np_pack(items):
 
 
 def _tf_pack(items):
-    return tf_stack([pack(v, _tf_pack) for v in items])
+    """TensorFlow's packing of a list holding tensors: numbers beside them take their
+    dtype (``[i, 1]`` with an int32 ``i`` is int32)."""
+    from graphc.tf_api import _list_as
+
+    items = _tf_args(*[pack(v, _tf_pack) for v in items])
+    tensors = [a for a in items if not isinstance(a, int | float | bool)]
+    if tensors:
+        dtype = tensors[0].dtype
+        items = [_list_as(a, dtype) if isinstance(a, int | float | bool) else a
+                 for a in items]
+    return bind(STACK, *items, axis=0)
 
 
 def concatenate(arrays, axis=0):

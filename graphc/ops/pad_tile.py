@@ -202,3 +202,12 @@ def pad(a, pad_width, mode="constant", constant_values=0):
         operands.insert(0, widths)
     return bind(PAD, a, *operands, pad_width=template, mode=mode,
                 constant_values=constant_values)
+
+
+def tf_pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """``tf.pad``: ``paddings`` is ``(rank, 2)`` (ints, traced 0-d ints or an integer
+    tensor); modes "CONSTANT", "REFLECT", "SYMMETRIC"."""
+    from graphc.ops.shape import _tf_args
+
+    return pad(*_tf_args(tensor), paddings, mode=str(mode).lower(),
+               constant_values=constant_values)

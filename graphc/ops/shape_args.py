@@ -189,6 +189,10 @@ def _template_of(t):
         dims = hit[0].inputs[0].aval.shape
         if dims is not None and len(dims) == n:
             return tuple(dims)
+    if hit is not None and hit[0].op.name == "stack" and len(hit[0].inputs) == n:
+        # gc.stack([2, n]): the entries known while tracing
+        values = [_evaluate(v, 1) for v in hit[0].inputs]
+        return tuple(None if v is None or v.ndim else int(v) for v in values)
     return (None,) * n
 
 
