@@ -49,7 +49,7 @@ TILE = register(OpDef(name="tile", infer=_tile_infer, ref=_tile_ref,
 
 # ----------------------------------------------------------------------------- pad
 def _dynamic_widths(pad_width) -> bool:
-    return any(a is None or b is None for a, b in pad_width)
+    return any(None in row for row in pad_width)  # a 0-d x keeps rows of one width
 
 
 def _pad_parameters(operands, pad_width, constant_values):

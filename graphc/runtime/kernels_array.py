@@ -288,7 +288,7 @@ def _pad(g, node, ins, outs):
 def _pad_widths(g, pad_width, nd, operands):
     """Source for each axis' ``(before, after)`` widths: literals, or entries of the
     run-time ``(nd, 2)`` operand (taken from ``operands``) checked >= 0 as ``ref`` does."""
-    if any(a is None or b is None for a, b in pad_width):
+    if any(None in row for row in pad_width):
         w = operands.pop(0).name
         out = [[g.tmp("w"), g.tmp("w")] for _ in range(nd)]
         for i, j in np.ndindex(nd, 2):
