@@ -9,6 +9,7 @@ TABLES = {
     "function": "benchmarks.bench_function",
     "passes": "benchmarks.bench_passes",
     "control": "benchmarks.bench_control",
+    "autodiff": "benchmarks.bench_autodiff",
     "numba": "benchmarks.bench_numba",
     "latency": "benchmarks.bench_latency",
 }

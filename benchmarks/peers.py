@@ -60,3 +60,14 @@ def jax_case(jax, kind: str, arr, extra):
     x = jnp.asarray(arr)
     jitted(x).block_until_ready()  # compile outside the timing
     return (lambda a: jitted(a).block_until_ready()), (x,)
+
+
+def jax_mlp_grad(jax, arrays, loss):
+    """The ``autodiff`` table's MLP gradient as ``jax.jit(jax.grad(loss))`` with respect
+    to (w1, b, w2); ``loss(x, w1, b, w2, labels, np_)`` is the table's own model."""
+    import jax.numpy as jnp
+
+    grad = jax.jit(jax.grad(lambda *a: loss(*a, np_=jnp), argnums=(1, 2, 3)))
+    args = tuple(jnp.asarray(a) for a in arrays)
+    jax.block_until_ready(grad(*args))  # compile outside the timing
+    return (lambda *a: jax.block_until_ready(grad(*a))), args

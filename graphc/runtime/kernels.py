@@ -54,6 +54,13 @@ class Val:
         return f"{self.name}.shape[{i}]"
 
 
+class FortranVal(Val):
+    """A 2-D array known F-contiguous (the ``.T`` of a C-contiguous one): not ``contig``,
+    but BLAS reads it as it is, so ``matmul`` passes it without a copy."""
+
+    __slots__ = ()
+
+
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))

@@ -15,7 +15,15 @@ import math
 
 import numpy as np
 
-from graphc.runtime.kernels import Unsupported, Val, contiguous, emitter, np_type, shape_expr
+from graphc.runtime.kernels import (
+    FortranVal,
+    Unsupported,
+    Val,
+    contiguous,
+    emitter,
+    np_type,
+    shape_expr,
+)
 
 
 @emitter("matmul", "dot")
@@ -32,8 +40,9 @@ def _matmul(g, node, ins, outs):
         return _batched(g, node, a, b, outs[0])
     o = outs[0]
     if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
-        # np.dot inside Numba calls BLAS gemm/gemv/dot
-        g.line(f"{o} = np.dot({contiguous(g, a)}, {contiguous(g, b)})")
+        # np.dot inside Numba calls BLAS gemm/gemv/dot; an F-contiguous matrix (a
+        # transpose) goes in as it is, BLAS's transposed flag in place of a copy
+        g.line(f"{o} = np.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
     if out_t == np.bool_ or out_t.kind not in "iuf":
         raise Unsupported(f"{node.op.name} producing {out_t}")
@@ -53,6 +62,10 @@ def _matmul(g, node, ins, outs):
         else:
             g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
     return [Val(o, aval)]
+
+
+def _blas_operand(g, v) -> str:
+    return v.name if isinstance(v, FortranVal) else contiguous(g, v)
 
 
 def _dims(aval, name):

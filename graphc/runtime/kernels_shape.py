@@ -11,6 +11,7 @@ import numpy as np
 
 from graphc.ops.shapes import normalize_axes
 from graphc.runtime.kernels import (
+    FortranVal,
     Unsupported,
     Val,
     cast,
@@ -145,6 +146,8 @@ def _transpose(g, node, ins, outs):
         g.line(f"{outs[0]} = {x.name}")
         return [Val(outs[0], node.outputs[0].aval, x.contig)]
     g.line(f"{outs[0]} = {permuted(x.name, perm)}")
+    if perm == (1, 0) and x.contig:   # a matrix transpose: F-contiguous, BLAS-ready
+        return [FortranVal(outs[0], node.outputs[0].aval, contig=False)]
     return [Val(outs[0], node.outputs[0].aval, contig=False)]
 
 
@@ -175,8 +178,9 @@ def _full(g, node, ins, outs):
         raise Unsupported("full with a non-scalar fill value")
     if len(ins) > 1:  # ``full`` with a run-time shape
         dims = operand_dims(g, ins[1], node.attrs["shape"], "full")
-    else:
-        dims = [str(d) for d in aval.shape]
+    else:  # ``full_like``: a dim unknown while tracing is the input's at run time
+        dims = [str(d) if d is not None else f"{ins[0].name}.shape[{k}]"
+                for k, d in enumerate(aval.shape)]
     if not aval.shape:
         g.line(f"{outs[0]} = {value}")
         return [Val(outs[0], aval)]

@@ -104,10 +104,13 @@ def unbroadcast(g, like):
         for i, d in enumerate(shape):
             if d == 1 and gshape[lead + i] != 1:
                 axes.append(lead + i)
-        if axes:
-            g = gsum(g, axis=tuple(axes), keepdims=True)
-        if lead or len(g.shape) != len(shape):
-            g = reshape(g, tuple(-1 if d is None else d for d in shape))
+        if axes and len(axes) == lead:
+            g = gsum(g, axis=tuple(axes))   # leading axes only: one op, no reshape
+        else:
+            if axes:
+                g = gsum(g, axis=tuple(axes), keepdims=True)
+            if lead or len(g.shape) != len(shape):
+                g = reshape(g, tuple(-1 if d is None else d for d in shape))
     if g.dtype != like.dtype:
         g = bind(CAST, g, dtype=np.dtype(like.dtype))
     return g
