@@ -211,3 +211,12 @@ def _branch_list(branch_fns) -> list:
     if keys != list(range(len(keys))):
         raise ValueError(f"gc.switch_case: branch keys must be 0..{len(keys) - 1}, got {keys}")
     return [f for _, f in pairs]
+
+
+# --------------------------------------------------------------------------- gradients
+# The rules stage control flow over gradient graphs (graphc/ops/control_grad.py).
+from graphc.ops import control_grad as _grad  # noqa: E402
+
+COND.grad = _grad.cond_grad
+SWITCH_CASE.grad = _grad.switch_case_grad
+WHILE_LOOP.grad = _grad.while_grad

@@ -24,6 +24,7 @@ from graphc.ops.tensor_array import shape_branch_results
 from graphc.tracer import ir, nest, source_info, trace, weak
 from graphc.tracer.printer import has_effects
 from graphc.tracer.tensor import Tensor, _symbolic
+from graphc.transforms import tape as _tape
 
 _SLOT = object()  # marks an output leaf that the node produces
 MAX_RELAX = 32  # retraces of a loop body while its shapes relax (a bug guard, never hit)
@@ -189,7 +190,10 @@ def add_control_node(op, inputs, attrs, avals, graphs):
     ctx = trace.current()
     effectful = any(has_effects(g) for g in graphs)
     outs = ctx.add_node(op, inputs, attrs, avals, effectful=effectful)
-    return [_symbolic(v) for v in outs]
+    symbols = [_symbolic(v) for v in outs]
+    if _tape.recording:  # a GradientTape may watch an operand: it records the node
+        _tape.record_node(op, inputs, symbols, attrs)
+    return symbols
 
 
 # --------------------------------------------------------------------------- branches

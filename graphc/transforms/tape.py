@@ -67,6 +67,7 @@ class GradientTape:
         self._watch_variables = bool(watch_accessed_variables)
         self._records: list[Record] = []
         self._live: dict[int, object] = {}       # id -> tensor the gradient can reach
+        self._by_value: dict[int, object] = {}   # graph value id -> live symbolic tensor
         self._variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
         self._used = False
         self._paused = 0
@@ -95,6 +96,7 @@ class GradientTape:
         """Forget everything recorded so far (the tape stays usable)."""
         self._records.clear()
         self._live.clear()
+        self._by_value.clear()
         self._variables.clear()
 
     # ------------------------------------------------------------------ watching
@@ -107,7 +109,7 @@ class GradientTape:
             if isinstance(leaf, Variable):
                 self._variables.setdefault(id(leaf), (leaf, []))
             elif isinstance(leaf, Tensor):
-                self._live[id(leaf)] = leaf
+                self._keep(leaf)
             else:
                 raise TypeError(f"GradientTape.watch takes tensors and gc.Variables, got "
                                 f"{type(leaf).__name__}")
@@ -123,7 +125,7 @@ class GradientTape:
                 return
             entry = self._variables[id(variable)] = (variable, [])
         entry[1].append(tensor)
-        self._live[id(tensor)] = tensor
+        self._keep(tensor)
 
     def _record(self, op, args, outputs, attrs) -> None:
         live = self._live
@@ -132,6 +134,22 @@ class GradientTape:
         self._records.append(Record(op, args, outputs, attrs))
         for t in outputs:
             live[id(t)] = t
+            if isinstance(t, Tensor) and t._np is None:  # a control-flow node may name it
+                self._by_value[t._sym.id] = t
+
+    def _keep(self, t) -> None:
+        self._live[id(t)] = t
+        if t._np is None:
+            self._by_value[t._sym.id] = t
+
+    def _record_staged(self, op, inputs, outputs, attrs) -> None:
+        """Record a node staged without ``bind`` (a control-flow node): its operands are
+        graph values, each matched to the tensor this tape knows for it."""
+        from graphc.tracer.tensor import _symbolic
+
+        known = self._by_value
+        args = tuple(known[v.id] if v.id in known else _symbolic(v) for v in inputs)
+        self._record(op, args, tuple(outputs), attrs)
 
     # ------------------------------------------------------------------ gradients
     def gradient(self, target, sources, output_gradients=None,
@@ -155,6 +173,7 @@ class GradientTape:
         if not self._persistent:
             self._records = []
             self._live = {}
+            self._by_value = {}
         return result
 
     def jacobian(self, target, sources, unconnected_gradients="none",
@@ -228,6 +247,14 @@ def record_bind(bind_now, op, args, attrs):
     for tape in tapes:
         tape._record(op, args, outputs, attrs)
     return out
+
+
+def record_node(op, inputs, outputs, attrs) -> None:
+    """Called for a node staged without ``bind`` (``cond``, ``switch_case``,
+    ``while_loop``: ``control_trace.add_control_node``) while some tape records;
+    ``inputs`` are the node's graph values, ``outputs`` its symbolic tensors."""
+    for tape in _local.tapes:
+        tape._record_staged(op, inputs, outputs, attrs)
 
 
 def on_variable_read(variable, tensor) -> None:

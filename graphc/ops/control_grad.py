@@ -1,0 +1,227 @@
+"""Gradient rules of the control-flow ops ``cond``, ``switch_case`` and ``while_loop``.
+
+Each rule stages control flow whose subgraphs are gradient graphs built by the graph walk
+:func:`graphc.transforms.graph_vjp.vjp` (which calls the ordinary per-op rules), so the
+backward pass of a branch or a loop is itself a ``cond`` / ``switch_case`` /
+``while_loop`` node that both backends run natively, and nests like the forward.
+
+* ``cond`` / ``switch_case``: one gradient graph per branch, taking the node's operands
+  (captured values included) and the outputs' cotangents and returning the operands'
+  cotangents; the same predicate / index selects among them. Each branch's gradient
+  graph recomputes that branch's forward values it needs.
+* ``while_loop`` (reverse mode through a loop whose trip count is known only at run
+  time): a *saving* forward loop re-runs the loop with one more loop variable per loop
+  variable, a growing buffer (``tensor_array_write``, dynamic) of its value at the start
+  of each iteration, and an int64 iteration counter; then a *backward* loop counts that
+  counter down, reads the saved values of iteration ``k`` and applies the body's gradient
+  graph to them, carrying the loop variables' cotangents and accumulating those of the
+  loop-invariant (captured) operands across iterations. Integer loop variables (counters)
+  are saved (the body may depend on them) but carry no cotangent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.ops.control_trace import add_control_node, close, enter, join_shapes, to_value
+from graphc.tracer import ir, trace
+from graphc.tracer.tensor import _symbolic
+from graphc.transforms import graph_vjp
+from graphc.transforms.tape import unrecorded
+
+INDEX = np.dtype(np.int64)
+
+
+# --------------------------------------------------------------------------- branches
+def branch_grad(op, args, outputs, cts, graphs, make_attrs):
+    """The cotangents of a ``cond``/``switch_case`` node's arguments (``args[0]`` is the
+    predicate or index): an ``op`` node over the branches' gradient graphs."""
+    selector, operands = args[0], args[1:]
+    wanted = graph_vjp.wants(operands)
+    ct_at = [j for j, c in enumerate(cts) if c is not None and _float(outputs[j])]
+    if not wanted or not ct_at:
+        return (None,) * len(args)
+    ct_avals = [_aval(outputs[j]) for j in ct_at]
+    with unrecorded():
+        ctxs, results = [], []
+        for g in graphs:
+            ctx = enter(f"{g.name}_grad")
+            with ctx:
+                xs = graph_vjp.placeholders(ctx, [v.aval for v in g.inputs])
+                gs = graph_vjp.placeholders(ctx, ct_avals)
+                full = [None] * len(g.outputs)
+                for j, ct in zip(ct_at, gs):
+                    full[j] = ct
+                grads = graph_vjp.vjp(g, xs, full, wanted)
+                results.append([_value_or_zeros(ctx, gr, xs[i]) for gr, i in zip(grads, wanted)])
+            ctxs.append(ctx)
+        sub, captured = close(ctxs, len(operands) + len(ct_at), results)
+    avals = [ir.Aval(_join([s.outputs[k].aval.shape for s in sub]), operands[i].dtype)
+             for k, i in enumerate(wanted)]
+    outs = _stage(op, [selector, *operands, *[cts[j] for j in ct_at]], captured,
+                  make_attrs(sub), avals, sub)
+    grads = [None] * len(args)
+    for k, i in enumerate(wanted):
+        grads[1 + i] = outs[k]
+    return tuple(grads)
+
+
+def cond_grad(cts, args, outputs, true_fn, false_fn):
+    """``cond``: a ``cond`` over the two branches' gradient graphs."""
+    from graphc.ops.control import COND
+
+    return branch_grad(COND, args, outputs, cts, [true_fn, false_fn],
+                       lambda g: {"true_fn": g[0], "false_fn": g[1]})
+
+
+def switch_case_grad(cts, args, outputs, branches):
+    """``switch_case``: a ``switch_case`` over every branch's gradient graph."""
+    from graphc.ops.control import SWITCH_CASE
+
+    return branch_grad(SWITCH_CASE, args, outputs, cts, list(branches),
+                       lambda g: {"branches": tuple(g)})
+
+
+# --------------------------------------------------------------------------- loops
+def while_grad(cts, args, outputs, cond, body):
+    """``while_loop``: a saving forward loop, then a backward loop over the saved values."""
+    n = len(body.outputs)
+    state, consts = list(args[:n]), list(args[n:])
+    wanted = graph_vjp.wants(args)
+    carried = [j for j in range(n) if _float(body.inputs[j])]   # state with cotangents
+    summed = [c for c in range(len(consts)) if n + c in wanted]  # consts with cotangents
+    if not any(j in wanted for j in carried) and not summed:
+        return (None,) * len(args)
+    count, buffers = _saving_loop(cond, body, state, consts)
+    init = [cts[j] if cts[j] is not None else _zeros(outputs[j]) for j in carried]
+    with unrecorded():
+        init += [_zeros(consts[c]) for c in summed]
+    final = _backward_loop(body, state, consts, carried, summed, count, buffers, init)
+    grads = [None] * len(args)
+    for k, j in enumerate(carried):
+        grads[j] = final[k] if j in wanted else None
+    for k, c in enumerate(summed):
+        grads[n + c] = final[len(carried) + k]
+    return tuple(grads)
+
+
+def _saving_loop(cond, body, state, consts):
+    """Run the loop again, also writing each loop variable's value at the start of every
+    iteration into a growing buffer; returns ``(trip_count, buffers)``."""
+    from graphc.ops import tensor_array_ops as ta
+    from graphc.ops.registry import bind
+
+    n = len(state)
+    avals = [v.aval for v in body.inputs[:n]]
+    buf_avals = [ir.Aval((None, *a.shape), a.dtype) for a in avals]
+    with unrecorded():
+        empty = [bind(ta.ZEROS, np.asarray(0, INDEX), dtype=a.dtype,
+                      element_shape=tuple(0 if d is None else d for d in a.shape))
+                 for a in avals]
+    unknown = [any(d is None for d in a.shape) for a in avals]
+
+    def cond_fn(*vals):
+        return graph_vjp.inline(cond, [*vals[:n], *consts])[0]
+
+    def body_fn(*vals):
+        xs, i, bufs = vals[:n], vals[n], vals[n + 1:]
+        written = [bind(ta.WRITE, b, i, i, x, mode="one", dynamic=True, provisional=p)[0]
+                   for b, x, p in zip(bufs, xs, unknown)]
+        return [*graph_vjp.inline(body, [*xs, *consts]), i + 1, *written]
+
+    out = _loop(cond_fn, body_fn, [*state, np.asarray(0, INDEX), *empty],
+                [*avals, ir.Aval((), INDEX), *buf_avals], "saving")
+    return out[n], out[n + 1:]
+
+
+def _backward_loop(body, state, consts, carried, summed, count, buffers, init):
+    """Count the iterations down, applying the body's gradient graph to the values saved
+    for each; returns the final cotangents (``carried`` state, then ``summed`` consts)."""
+    from graphc.ops import tensor_array_ops as ta
+    from graphc.ops.registry import bind
+
+    n, m = len(state), len(carried)
+    wanted = [*carried, *[n + c for c in summed]]
+    avals = [body.inputs[j].aval for j in carried] + [_aval(consts[c]) for c in summed]
+
+    def cond_fn(*vals):
+        return vals[m] > 0
+
+    def body_fn(*vals):
+        ct_state, k, acc = vals[:m], vals[m] - 1, vals[m + 1:]
+        xs = [bind(ta.READ, b, count, k) for b in buffers]
+        full = [None] * len(body.outputs)
+        for j, ct in zip(carried, ct_state):
+            full[j] = ct
+        grads = graph_vjp.vjp(body, [*xs, *consts], full, wanted)
+        new_ct = [g if g is not None else _zeros(x) for g, x in
+                  zip(grads[:m], [xs[j] for j in carried])]
+        new_acc = [a if g is None else a + g for a, g in zip(acc, grads[m:])]
+        return [*new_ct, k, *new_acc]
+
+    out = _loop(cond_fn, body_fn, [*init[:m], count, *init[m:]],
+                [*avals[:m], ir.Aval((), INDEX), *avals[m:]], "backward")
+    return out[:m] + out[m + 1:]
+
+
+def _loop(cond_fn, body_fn, init, avals, name):
+    """A ``while_loop`` node over Python ``cond_fn``/``body_fn`` with fixed loop-variable
+    avals (the caller knows them: no relaxation), staged in the current context."""
+    from graphc.ops.control import WHILE_LOOP
+    from graphc.ops.control_trace import scalar_bool
+
+    with unrecorded():
+        ctx_c = enter(f"{name}_cond")
+        with ctx_c:
+            pred = scalar_bool(ctx_c, cond_fn(*graph_vjp.placeholders(ctx_c, avals)),
+                               f"the condition of the {name} loop")
+        ctx_b = enter(f"{name}_body")
+        with ctx_b:
+            outs = body_fn(*graph_vjp.placeholders(ctx_b, avals))
+            outs = [to_value(ctx_b, o, a.dtype) for o, a in zip(outs, avals)]
+        graphs, captured = close([ctx_c, ctx_b], len(avals), [[pred], outs])
+    return _stage(WHILE_LOOP, init, captured, {"cond": graphs[0], "body": graphs[1]},
+                  avals, graphs, dtypes=[a.dtype for a in avals])
+
+
+def _stage(op, operands, captured, attrs, avals, graphs, dtypes=None):
+    """Add the node in the current trace (it is recorded by any tape watching its
+    operands, so gradients of gradients work), or run it now when nothing traces."""
+    if not trace.active():
+        from graphc.ops.registry import bind
+
+        values = [*operands, *[_symbolic(v) for v in captured]]
+        return list(bind(op, *values, **attrs))
+    ctx = trace.current()
+    dtypes = dtypes or [None] * len(operands)
+    inputs = [to_value(ctx, x, d) for x, d in zip(operands, dtypes)]
+    return add_control_node(op, inputs + list(captured), attrs, avals, graphs)
+
+
+def _value_or_zeros(ctx, g, like):
+    from graphc.ops.creation import zeros_like
+
+    return to_value(ctx, zeros_like(like) if g is None else g, like.dtype)
+
+
+def _zeros(like):
+    from graphc.ops.creation import zeros_like
+
+    with unrecorded():
+        return zeros_like(like)
+
+
+def _float(x) -> bool:
+    aval = x.aval if hasattr(x, "aval") else None
+    return aval is not None and not aval.is_token and aval.dtype.kind in "fc"
+
+
+def _aval(x) -> ir.Aval:
+    return x.aval
+
+
+def _join(shapes):
+    out = shapes[0]
+    for s in shapes[1:]:
+        out = join_shapes(out, s)
+    return out
