@@ -193,3 +193,39 @@ def nonzero(a):
         raise ValueError("nonzero needs a tensor of known rank >= 1 (not 0-d); use "
                          f"argwhere{source_info.where()}")
     return tuple(coords[:, i] for i in range(ndim))
+
+
+# --------------------------------------------------------------------------- gradients
+# (the rule contract is in graphc/ops/elementwise.py's gradients section; selections
+# scatter-add their cotangent back, see graphc/ops/segment.py)
+def _scatter_grad(cts, args, outs):
+    """The result's elements come from the tensor or from the updates (the last of
+    duplicate indices wins, so earlier duplicates get no gradient): the op applied to
+    the positions of both, numbered one after the other, says which."""
+    from graphc import numpy as gnp
+    from graphc.ops.elementwise import _want
+    from graphc.ops.segment import POSITION, positions, scatter_back
+
+    tensor, indices, updates = args
+    if not (_want(tensor) or _want(updates)):
+        return None, None, None
+    where = "tensor_scatter_nd_update"
+    ids_t, ids_u = positions(tensor, where), positions(updates, where)
+    n_t = int(np.prod(tensor.shape, dtype=np.int64))
+    picks = bind(TENSOR_SCATTER_ND_UPDATE, ids_t, indices, ids_u + np.asarray(n_t, POSITION))
+    n_u = int(np.prod(updates.shape, dtype=np.int64))
+    flat = scatter_back((n_t + n_u,), cts[0], picks)
+    return (gnp.reshape(flat[:n_t], tuple(tensor.shape)) if _want(tensor) else None, None,
+            gnp.reshape(flat[n_t:], tuple(updates.shape)) if _want(updates) else None)
+
+
+def _declare_gradients():
+    from graphc.ops.registry import NOT_DIFFERENTIABLE
+    from graphc.ops.segment import selection
+
+    GATHER.grad = selection(GATHER)
+    TENSOR_SCATTER_ND_UPDATE.grad = _scatter_grad
+    ARGWHERE.grad = NOT_DIFFERENTIABLE  # integer coordinates
+
+
+_declare_gradients()

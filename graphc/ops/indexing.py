@@ -334,3 +334,16 @@ def take_along_axis(arr, indices, axis):
     array([[10, 20, 30]])
     """
     return bind(TAKE_ALONG_AXIS, arr, indices, axis=axis)
+
+
+# --------------------------------------------------------------------------- gradients
+# Selections: the op applied to the input's positions says where each element came
+# from, and the cotangent is scatter-added there (duplicates add), see segment.py.
+def _declare_gradients():
+    from graphc.ops.segment import selection
+
+    for op in (GETITEM, TAKE, TAKE_ALONG_AXIS):
+        op.grad = selection(op)
+
+
+_declare_gradients()

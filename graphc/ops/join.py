@@ -159,3 +159,16 @@ def split(a, indices_or_sections, axis=0):
     except TypeError as e:
         raise _axes_error("split", e) from None
     return bind(SPLIT, a, indices_or_sections=ios, axis=axis)
+
+
+# --------------------------------------------------------------------------- gradients
+# (the rule contract is in graphc/ops/elementwise.py's gradients section)
+def _declare_gradients():
+    from graphc.ops import grad_arrays
+
+    CONCATENATE.grad = grad_arrays.concatenate_grad
+    STACK.grad = grad_arrays.stack_grad
+    SPLIT.grad = grad_arrays.split_grad
+
+
+_declare_gradients()

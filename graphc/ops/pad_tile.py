@@ -211,3 +211,17 @@ def tf_pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
     return pad(*_tf_args(tensor), paddings, mode=str(mode).lower(),
                constant_values=constant_values)
+
+
+# --------------------------------------------------------------------------- gradients
+# Selections (see segment.py): the op applied to the input's positions, the padding's
+# constant standing at position -1.
+def _declare_gradients():
+    from graphc.ops import grad_arrays
+    from graphc.ops.segment import selection
+
+    TILE.grad = selection(TILE)
+    PAD.grad = grad_arrays.pad_grad
+
+
+_declare_gradients()

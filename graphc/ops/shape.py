@@ -394,3 +394,8 @@ BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums it b
 TRANSPOSE.grad = _transpose_grad
 FLIP.grad = _flip_grad
 ARGSORT.grad = SHAPE.grad = NOT_DIFFERENTIABLE
+
+from graphc.ops import grad_arrays as _ga  # noqa: E402  (rules for sort/repeat/F reshape)
+
+SORT.grad, REPEAT.grad = _ga.sort_grad, _ga.selection(REPEAT)
+RESHAPE.grad = _ga.reshape_grad(_back_to_shape)

@@ -1,6 +1,7 @@
 """Numba emitters for data-dependent indexing: ``getitem`` with advanced keys (integer
 arrays, boolean masks, ``True``/``False``, tensor-valued ints and slice bounds), ``take``,
-``take_along_axis``, ``gather``, ``argwhere`` and ``tensor_scatter_nd_update``.
+``take_along_axis``, ``gather``, ``argwhere``, ``tensor_scatter_nd_update`` and
+``unsorted_segment_sum``.
 
 Numba does not bounds-check, so every index is checked before it is read (in the
 ``numba_helpers`` index helpers or inline); a bad one raises ``IndexError`` inside the
@@ -181,6 +182,32 @@ def _scatter(g, node, ins, outs):
            f"{_array(g, ind, f'({n}, {k})')}, {_array(g, upd, f'({n}, {inner})')}, "
            f"{t.name}.shape)")
     return [Val(outs[0], node.outputs[0].aval)]
+
+
+@emitter("unsorted_segment_sum")
+def _segment_sum(g, node, ins, outs):
+    """Rows of the data, seen as (m, inner), added into (num_segments, inner) in id
+    order, as ``np.add.at`` does (so sums agree bit for bit); negative ids are dropped."""
+    data, ids = ins
+    n = node.attrs["num_segments"]
+    dd, idd = _dims(data), _dims(ids)
+    for a, b in zip(dd, idd):
+        _check_equal(g, a, b, "ValueError", "segment ids do not match the data's shape")
+    m, inner = _prod(idd), _prod(dd[len(idd):])
+    aval = node.outputs[0].aval
+    r, d, s, i, j, k = (g.tmp(c) for c in "rdsijk")
+    g.line(f"{r} = np.zeros(({n}, {inner}), {np_type(aval.dtype)})")
+    g.line(f"{d} = {_array(g, data, f'({m}, {inner})')}")
+    g.line(f"{s} = {_array(g, ids, f'({m},)')}")
+    g.line(f"for {i} in range({m}):")
+    g.line(f"    {k} = np.int64({s}[{i}])")
+    g.line(f"    if {k} >= {n}:")
+    g.line("        raise IndexError('segment id out of range')")
+    g.line(f"    if {k} >= 0:")
+    g.line(f"        for {j} in range({inner}):")
+    g.line(f"            {r}[{k}, {j}] += {d}[{i}, {j}]")
+    g.line(f"{outs[0]} = {r}.reshape({shape_expr(out_dims(aval, [str(n)] + dd[len(idd):]))})")
+    return [Val(outs[0], aval)]
 
 
 # --------------------------------------------------------------------------- getitem

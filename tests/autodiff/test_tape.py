@@ -164,7 +164,10 @@ def test_output_gradients_and_nest_targets():
     np.testing.assert_array_equal(tape.gradient([y, x], x).numpy(), [3.0, 5.0])
 
 
-def test_op_without_rule_raises_lookup_error_naming_it():
+def test_op_without_rule_raises_lookup_error_naming_it(monkeypatch):
+    from graphc.ops import shape
+
+    monkeypatch.setattr(shape.SORT, "grad", None)  # every float op has one now
     x = gc.constant(2.0)
     with gc.GradientTape() as tape:
         tape.watch(x)

@@ -101,7 +101,7 @@ SAMPLES: dict[str, list] = {}
 
 _MIXED_UNARY = ("negative positive absolute sign exp exp2 expm1 cbrt square sin cos tan "
                 "arctan sinh cosh tanh arcsinh floor ceil rint trunc sigmoid softplus "
-                "identity").split()
+                "identity stop_gradient").split()
 for _name in _MIXED_UNARY:
     SAMPLES[_name] = unary(mixed)
 for _name in "log log2 log10 log1p sqrt reciprocal arccosh".split():
@@ -358,6 +358,13 @@ SAMPLES["tensor_scatter_nd_update"] = [
     s(mixed((2, 3), F64), np.array([[0, 1], [1, 2]]), np.array([7.0, 8.0])),
     s(mixed((2, 2), I64), np.array([[[1, 1]]]), np.array([[5]], I64)),
 ]
+SAMPLES["unsorted_segment_sum"] = [  # duplicates add; a negative id drops its row
+    s(mixed((5,), F32), np.array([2, 0, 2, -1, 3]), num_segments=4),
+    s(mixed((3, 2), I32), np.array([1, 1, 0], I32), num_segments=2),
+    s(mixed((2, 3), F64), np.array([[0, 4, 0], [1, 1, 0]]), num_segments=5),
+    s(mixed((), I64), np.array(0), num_segments=1),
+    s(mixed((0, 2), F64), np.zeros((0,), np.int64), num_segments=3),
+]
 SAMPLES["argwhere"] = [s(mixed((2, 3), F32)), s(mixed((4,), I32)), s(mask((2, 3))),
                        s(np.zeros((3,), I64)), s(mixed((), F64))]
 
@@ -379,6 +386,16 @@ def _scatter_equiv(tensor, indices, updates):
     upd = updates.reshape((-1,) + tensor.shape[k:])
     for idx, u in zip(indices.reshape(-1, k), upd):
         out[tuple(idx)] = u
+    return out
+
+
+def _segment_sum_equiv(data, ids, num_segments):
+    """``tf.math.unsorted_segment_sum`` in NumPy: row by row."""
+    out = np.zeros((num_segments,) + data.shape[ids.ndim:], data.dtype)
+    rows = data.reshape((ids.size,) + data.shape[ids.ndim:])
+    for i, row in zip(ids.reshape(-1), rows):
+        if i >= 0:
+            out[i] = out[i] + row
     return out
 
 
@@ -414,6 +431,7 @@ NUMPY_EQUIV = {
     "sigmoid": _sigmoid_equiv,
     "softplus": _softplus_equiv,
     "identity": np.copy,
+    "stop_gradient": np.copy,
     "const": lambda value: np.array(value.array),
     "full": lambda value, shape, dtype: np.full(shape, value, dtype=dtype),
     "full_like": lambda x, value, dtype=None: np.full_like(x, value, dtype=dtype),
@@ -458,6 +476,7 @@ NUMPY_EQUIV = {
     "gather": _gather_equiv,
     "tensor_scatter_nd_update": _scatter_equiv,
     "argwhere": np.argwhere,
+    "unsorted_segment_sum": _segment_sum_equiv,
 }
 for _name in "sum prod mean std var max min any all".split():
     NUMPY_EQUIV[_name] = (lambda fn: lambda x, **kw: fn(x, **kw))(getattr(np, _name))
