@@ -346,3 +346,21 @@ def tf_ones(shape, dtype=np.float32, name=None) -> Tensor:
 
 def tf_eye(num_rows, num_columns=None, dtype=np.float32, name=None) -> Tensor:
     return eye(num_rows, num_columns, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- gradients
+# (the rule contract is in graphc/ops/elementwise.py's gradients section)
+def _declare_gradients():
+    from graphc.ops.registry import NOT_DIFFERENTIABLE
+
+    # every element is the value: its cotangent is the result's, summed back to the
+    # value's shape by the walk (shape operands are integers: no gradient)
+    FULL.grad = lambda cts, args, outs, **_: (cts[0],) + (None,) * (len(args) - 1)
+    IDENTITY.grad = lambda cts, args, outs, **_: (cts[0],)
+    # values that depend on no input value (full_like keeps only x's shape and dtype;
+    # range's length depends on its operands' values, as in TensorFlow: no gradient)
+    for op in (CONST, FULL_LIKE, EYE, ARANGE, RANGE, LINSPACE):
+        op.grad = NOT_DIFFERENTIABLE
+
+
+_declare_gradients()

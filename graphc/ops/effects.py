@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from graphc.errors import InvalidArgumentError
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes
 from graphc.tracer import nest, source_info
 from graphc.tracer.tensor import Tensor
@@ -205,3 +205,8 @@ def assert_op(kind, inputs, message=None, data=(), summarize=None) -> None:
     template = make_template(data, inputs) if kind == "assert" else ()
     bind(ASSERT, *inputs, kind=kind, message=None if message is None else str(message),
          template=template, summarize=summarize, where=source_info.user_location())
+
+
+# --------------------------------------------------------------------------- gradients
+# Effects only: no outputs for a cotangent to arrive at.
+PRINT.grad = ASSERT.grad = NOT_DIFFERENTIABLE

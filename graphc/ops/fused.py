@@ -48,3 +48,33 @@ FUSED_ELEMENTWISE = register(OpDef(
     name="fused_elementwise", infer=_infer, ref=_ref, multiple_results=True,
     doc="elementwise ops fused by the fusion pass; runs its subgraph",
 ))
+
+
+# --------------------------------------------------------------------------- gradients
+def _fused_grad(cts, args, outs, subgraph):
+    """The fusion pass builds these nodes after tracing, so a tape records them only
+    when a user binds one: the subgraph's ops are applied again on a tape of their own
+    and walked back with the cotangents (each op by its own rule)."""
+    from graphc.ops.elementwise import _want
+    from graphc.ops.registry import bind
+    from graphc.transforms.tape import GradientTape
+
+    wrt = [a for a in args if _want(a)]
+    if not wrt:
+        return (None,) * len(args)
+    with GradientTape() as tape:
+        tape.watch(wrt)
+        env = {v.id: a for v, a in zip(subgraph.inputs, args)}
+        for node in subgraph.nodes:
+            out = bind(node.op, *[env[v.id] for v in node.inputs], **(node.attrs or {}))
+            for v, o in zip(node.outputs, out if isinstance(out, list | tuple) else [out]):
+                env[v.id] = o
+    seeded = [(env[v.id], g) for v, g in zip(subgraph.outputs, cts) if g is not None]
+    grads = tape.gradient([y for y, _ in seeded], wrt,
+                          output_gradients=[g for _, g in seeded])
+    by_id = {id(a): g for a, g in zip(wrt, grads)}
+    # an input passed twice has one gradient (the tape's), given to its first position
+    return tuple(by_id.pop(id(a), None) if _want(a) else None for a in args)
+
+
+FUSED_ELEMENTWISE.grad = _fused_grad

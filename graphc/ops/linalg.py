@@ -280,9 +280,16 @@ def _dot_grad(cts, args, outs, **_):
         return MULTIPLY.grad(cts, args, outs)
     if len(y.shape) <= 2:
         return _matmul_grad(cts, args, outs)
-    raise NotImplementedError("the gradient of dot with a 3-D or higher right operand is "
-                              "not implemented; use gnp.matmul or gnp.tensordot")
+    return linalg_grad.dot_nd_grad(cts, args, outs)
 
+
+from graphc.ops import linalg_grad  # noqa: E402  (the rules below; it imports this lazily)
 
 MATMUL.grad = _matmul_grad
 DOT.grad = _dot_grad
+EINSUM.grad = linalg_grad.einsum_grad
+TENSORDOT.grad = linalg_grad.tensordot_grad
+INNER.grad = linalg_grad.inner_grad
+OUTER.grad = linalg_grad.outer_grad
+VDOT.grad = linalg_grad.vdot_grad
+TRACE.grad = linalg_grad.trace_grad

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer.ir import Aval
 
 
@@ -159,3 +159,8 @@ class NumpyRandom:
 
 
 numpy_random = NumpyRandom()
+
+
+# --------------------------------------------------------------------------- gradients
+# A draw depends on no tensor value: nothing to differentiate.
+RANDOM_UNIFORM.grad = RANDOM_NORMAL.grad = NOT_DIFFERENTIABLE

@@ -299,7 +299,12 @@ def _var_grad(cts, args, outs, axis=None, keepdims=False, dtype=None, ddof=0):
 
 
 def _std_grad(cts, args, outs, axis=None, keepdims=False, dtype=None, ddof=0):
-    g = cts[0] / (2 * outs[0])
+    """Through the variance; where the std is 0 (equal values) the gradient is taken
+    as 0 (a subgradient; the std of one element is 0 whatever its value)."""
+    from graphc import numpy as gnp
+
+    std = outs[0]
+    g = gnp.where(std == 0, 0, cts[0] / (2 * gnp.where(std == 0, 1, std)))
     return _var_grad([g], args, outs, axis, keepdims, dtype, ddof)
 
 
@@ -343,6 +348,13 @@ def _cumsum_grad(cts, args, outs, axis=None, dtype=None):
     return (gnp.flip(gnp.cumsum(gnp.flip(g, axis), axis=axis), axis),)
 
 
+def _cumprod_grad(cts, args, outs, axis=None, dtype=None):
+    """``d out_j / d x_i = out_j / x_i`` for ``i <= j``: a reversed cumulative sum of
+    ``ct * out``, divided by ``x``. As TensorFlow's rule, this divides by ``x``: where
+    ``x`` is 0 the gradient is not finite."""
+    return (_cumsum_grad([cts[0] * outs[0]], args, outs, axis)[0] / args[0],)
+
+
 SUM.grad = _sum_grad
 MEAN.grad = _mean_grad
 MAX.grad = MIN.grad = _extreme_grad
@@ -350,4 +362,5 @@ VAR.grad = _var_grad
 STD.grad = _std_grad
 PROD.grad = _prod_grad
 CUMSUM.grad = _cumsum_grad
+CUMPROD.grad = _cumprod_grad
 ARGMAX.grad = ARGMIN.grad = ANY.grad = ALL.grad = NOT_DIFFERENTIABLE

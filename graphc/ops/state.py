@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.registry import OpDef, bind, register
+from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer import trace
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import _symbolic
@@ -219,3 +219,9 @@ def write(variable, value, mode: str) -> None:
     """Record a write of ``value`` (a tensor) into ``variable`` in the current trace."""
     bind(ASSIGN_VARIABLE, handle(variable), value, mode=mode, shape=variable.shape,
          dtype=variable.dtype)
+
+
+# --------------------------------------------------------------------------- gradients
+# Handles and writes carry no values to differentiate; a read's gradient reaches its
+# variable through the tape's variable hooks (graphc/transforms/tape.py), not this op.
+VARIABLE.grad = READ_VARIABLE.grad = ASSIGN_VARIABLE.grad = NOT_DIFFERENTIABLE
