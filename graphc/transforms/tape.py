@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 
-from graphc.tracer import nest, source_info
+from graphc.tracer import nest, source_info, trace
 from graphc.tracer.tensor import Tensor
 
 # Non-empty while any thread has a recording tape: ``bind`` tests its truth (as cheap as
@@ -68,6 +68,7 @@ class GradientTape:
         self._records: list[Record] = []
         self._live: dict[int, object] = {}       # id -> tensor the gradient can reach
         self._by_value: dict[int, object] = {}   # graph value id -> live symbolic tensor
+        self._nested_reads: dict[int, str] = {}  # id(variable) -> where it was read
         self._variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
         self._used = False
         self._paused = 0
@@ -126,6 +127,21 @@ class GradientTape:
             entry = self._variables[id(variable)] = (variable, [])
         entry[1].append(tensor)
         self._keep(tensor)
+        ctx = trace.current() if tensor._np is None else None
+        if ctx is not None and ctx.parent is not None and not hasattr(ctx, "function"):
+            # read while a branch or loop body is staged: no gradient can reach it there
+            self._nested_reads.setdefault(id(variable), source_info.where())
+
+    def _check_variable(self, variable) -> None:
+        """Refuse a gradient for ``variable`` when it was read inside staged control flow
+        (it would silently miss those reads' contributions)."""
+        where = self._nested_reads.get(id(variable))
+        if where is not None:
+            raise NotImplementedError(
+                f"gradient with respect to gc.Variable {variable.name!r}, which is read inside "
+                f"a tensor if/while/for (or gc.cond / gc.switch_case / gc.while_loop){where}: "
+                "not supported yet; read it once before the statement "
+                "(`w = v.read_value()`) and use `w` inside")
 
     def _record(self, op, args, outputs, attrs) -> None:
         live = self._live
@@ -167,6 +183,9 @@ class GradientTape:
             raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                              f"{unconnected_gradients!r}")
         self._used = True
+        for leaf in nest.flatten(sources)[0]:
+            if id(leaf) in self._nested_reads:
+                self._check_variable(leaf)
         with self.stop_recording():
             result = autodiff.backward(self, target, sources, output_gradients,
                                        unconnected_gradients)
