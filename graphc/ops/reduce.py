@@ -269,10 +269,17 @@ def _count(x, axis):
 
 
 def _sum_grad(cts, args, outs, axis=None, keepdims=False, dtype=None):
-    from graphc.ops.creation import ones_like
+    return (_kept(cts[0], args[0], axis, keepdims) * _ones_shaped_like(args[0]),)
 
-    x = args[0]
-    return (_kept(cts[0], x, axis, keepdims) * ones_like(x),)
+
+def _ones_shaped_like(x):
+    """Ones in ``x``'s shape: a constant-foldable ``full`` when the shape is known while
+    tracing (no dependence on ``x``), else ``ones_like``."""
+    from graphc.ops.creation import ones, ones_like
+
+    if x.shape is not None and None not in x.shape:
+        return ones(x.shape, x.dtype)
+    return ones_like(x)
 
 
 def _mean_grad(cts, args, outs, axis=None, keepdims=False, dtype=None):

@@ -80,13 +80,26 @@ class _Groups:
         return g
 
     def depends_on(self, start: int, g: int) -> bool:
-        """Whether node ``start`` (transitively) reads group ``g``; True if unsure."""
+        """Whether node ``start`` (transitively) reads group ``g``; True if unsure.
+
+        Another group on the way counts as one unit (it will be one fused node): from any
+        of its members the walk continues from the inputs of all of them, so a path
+        ``g -> member of h ... other member of h -> start`` is found too."""
         lo, seen, stack = self.lo[g], {start}, [start]
         group, find, preds = self.group, self.find, self.preds
+        units = set()
         while stack:
             k = stack.pop()
-            if group[k] >= 0 and find(group[k]) == g:
-                return True
+            if group[k] >= 0:
+                h = find(group[k])
+                if h == g:
+                    return True
+                if h not in units:
+                    units.add(h)
+                    for p in self.ext[h]:
+                        if p >= lo and p not in seen:
+                            seen.add(p)
+                            stack.append(p)
             if len(seen) > BUDGET:
                 return True
             for p in preds[k]:

@@ -46,7 +46,7 @@ def backward(tape, target, sources, output_gradients, unconnected):
         if not isinstance(t, Tensor) or not differentiable(t):
             continue
         with unrecorded():
-            start = ones_like(t) if seed is None else _as_tensor(seed, t)
+            start = _ones(t) if seed is None else _as_tensor(seed, t)
         _accumulate(cts, t, start)
 
     for rec in reversed(tape._records):
@@ -114,6 +114,15 @@ def unbroadcast(g, like):
     if g.dtype != like.dtype:
         g = bind(CAST, g, dtype=np.dtype(like.dtype))
     return g
+
+
+def _ones(t):
+    """The seed ``ones`` for target ``t``: a foldable constant when its shape is known."""
+    from graphc.ops.creation import ones, ones_like
+
+    if t.shape is not None and None not in t.shape:
+        return ones(t.shape, t.dtype)
+    return ones_like(t)
 
 
 def _accumulate(cts, t, g):

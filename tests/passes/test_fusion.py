@@ -130,3 +130,29 @@ def test_fused_infer_propagates_unknown_dims():
     assert FUSED_ELEMENTWISE.infer(X, Aval((), F32), subgraph=sub) == (X,)
     assert FUSED_ELEMENTWISE.infer(Aval((None,), F32), Aval((), F32), subgraph=sub) == (
         Aval((None,), F32),)
+
+
+def test_no_cycle_through_a_third_group():
+    """Group A (tanh ...) reads exp from group B, and B reads a sum of A's tanh: merging
+    B's last multiply must not make the fused A and B need each other (the check treats a
+    group on the path as one unit; it used to look at single nodes only)."""
+    import numpy as np
+
+    import graphc as gc
+    import graphc.numpy as gnp
+
+    def f(x, a):
+        e = gnp.exp(gnp.sum(x, axis=1, keepdims=True) * 0.1)
+        t = gnp.tanh(x @ a)
+        u = (t * e) * (1.0 - t * t)
+        s = gnp.sum(t, axis=1, keepdims=True)
+        return u, (s * e) * 0.1
+
+    x = np.linspace(-1, 1, 12).reshape(4, 3)
+    a = np.linspace(0.5, -0.5, 6).reshape(3, 2)
+    fn = gc.function(f, backend="numpy")
+    u, v = fn(x, a)  # GRAPHC_CHECK=1 (the suite's setting) verifies every pass's graph
+    e = np.exp(x.sum(1, keepdims=True) * 0.1)
+    t = np.tanh(x @ a)
+    np.testing.assert_allclose(u.numpy(), t * e * (1 - t * t))
+    np.testing.assert_allclose(v.numpy(), t.sum(1, keepdims=True) * e * 0.1)
