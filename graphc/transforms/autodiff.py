@@ -30,7 +30,7 @@ def differentiable(x) -> bool:
 
 
 def backward(tape, target, sources, output_gradients, unconnected):
-    from graphc.ops.creation import ones_like, zeros_like
+    from graphc.ops.creation import zeros_like
     from graphc.variables import Variable
 
     targets, _ = nest.flatten(target)
