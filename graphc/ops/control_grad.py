@@ -11,8 +11,9 @@ backward pass of a branch or a loop is itself a ``cond`` / ``switch_case`` /
   graph recomputes that branch's forward values it needs.
 * ``while_loop`` (reverse mode through a loop whose trip count is known only at run
   time): a *saving* forward loop re-runs the loop with one more loop variable per loop
-  variable, a growing buffer (``tensor_array_write``, dynamic) of its value at the start
-  of each iteration, and an int64 iteration counter; then a *backward* loop counts that
+  variable, a stack of its value at the start of each iteration (``save_stack_push``:
+  written in place into a buffer the loop owns, doubled when full, so saving ``n``
+  iterations is O(n)), and an int64 iteration counter; then a *backward* loop counts that
   counter down, reads the saved values of iteration ``k`` and applies the body's gradient
   graph to them, carrying the loop variables' cotangents and accumulating those of the
   loop-invariant (captured) operands across iterations. Integer loop variables (counters)
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops import save_stack
 from graphc.ops.control_trace import add_control_node, close, enter, join_shapes, to_value
 from graphc.tracer import ir, trace
 from graphc.tracer.tensor import _symbolic
@@ -106,28 +108,22 @@ def while_grad(cts, args, outputs, cond, body):
 
 
 def _saving_loop(cond, body, state, consts):
-    """Run the loop again, also writing each loop variable's value at the start of every
-    iteration into a growing buffer; returns ``(trip_count, buffers)``."""
-    from graphc.ops import tensor_array_ops as ta
-    from graphc.ops.registry import bind
-
+    """Run the loop again, also pushing each loop variable's value at the start of every
+    iteration onto a stack the loop owns (``save_stack``: in place, amortized O(1) per
+    iteration); returns ``(trip_count, buffers)``."""
     n = len(state)
     avals = [v.aval for v in body.inputs[:n]]
     buf_avals = [ir.Aval((None, *a.shape), a.dtype) for a in avals]
     with unrecorded():
-        empty = [bind(ta.ZEROS, np.asarray(0, INDEX), dtype=a.dtype,
-                      element_shape=tuple(0 if d is None else d for d in a.shape))
-                 for a in avals]
-    unknown = [any(d is None for d in a.shape) for a in avals]
+        empty = [save_stack.empty_like_aval(a) for a in avals]
 
     def cond_fn(*vals):
         return graph_vjp.inline(cond, [*vals[:n], *consts])[0]
 
     def body_fn(*vals):
         xs, i, bufs = vals[:n], vals[n], vals[n + 1:]
-        written = [bind(ta.WRITE, b, i, i, x, mode="one", dynamic=True, provisional=p)[0]
-                   for b, x, p in zip(bufs, xs, unknown)]
-        return [*graph_vjp.inline(body, [*xs, *consts]), i + 1, *written]
+        pushed = [save_stack.push(b, i, x) for b, x in zip(bufs, xs)]
+        return [*graph_vjp.inline(body, [*xs, *consts]), i + 1, *pushed]
 
     out = _loop(cond_fn, body_fn, [*state, np.asarray(0, INDEX), *empty],
                 [*avals, ir.Aval((), INDEX), *buf_avals], "saving")

@@ -36,6 +36,7 @@ RULES_TESTED_ELSEWHERE = {
     "switch_case": "control-flow gradients (graphc/ops/control_grad.py)",
     "while_loop": "control-flow gradients (graphc/ops/control_grad.py)",
     "py_function": "tests/state/test_pyfunc.py (py_function's gradient)",
+    "save_stack_push": "no rule yet (tests/autodiff/test_save_stack.py)",
     "tensor_array_zeros": "the TensorArray and loop gradients",
     "tensor_array_write": "the TensorArray and loop gradients",
     "tensor_array_read": "the TensorArray and loop gradients",
