@@ -30,17 +30,13 @@ from test_registry import SAMPLES, _getitem, mixed, pos, s  # noqa: E402
 F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 
 # Ops whose gradient rules other tests check (control flow and Python callbacks carry
-# subgraphs or user functions; the TensorArray ops are the loop gradients' machinery).
+# subgraphs or user functions).
 RULES_TESTED_ELSEWHERE = {
     "cond": "control-flow gradients (graphc/ops/control_grad.py)",
     "switch_case": "control-flow gradients (graphc/ops/control_grad.py)",
     "while_loop": "control-flow gradients (graphc/ops/control_grad.py)",
     "py_function": "tests/state/test_pyfunc.py (py_function's gradient)",
     "save_stack_push": "no rule yet (tests/autodiff/test_save_stack.py)",
-    "tensor_array_zeros": "the TensorArray and loop gradients",
-    "tensor_array_write": "the TensorArray and loop gradients",
-    "tensor_array_read": "the TensorArray and loop gradients",
-    "tensor_array_stack": "the TensorArray and loop gradients",
 }
 
 
@@ -102,6 +98,22 @@ EXTRA = {
               constant_values=None)],
     "sort": [s(f64((3, 4)), axis=0), s(f64((2, 3)), axis=None)],
     "full": [s(f64((3,)), shape=(2, 3), dtype=F64)],
+    # TensorArray ops (no registry samples: their leading dims depend on values). Writes:
+    # of one element, growing a dynamic buffer, a scatter whose duplicate index the last row
+    # wins, a block (unstack); reads: one element, a gather with a duplicate index.
+    "tensor_array_write": [
+        s(f64((4, 2)), np.asarray(3, I64), np.asarray(1, I64), f64((2,), seed=1),
+          mode="one", dynamic=False),
+        s(f64((2, 3)), np.asarray(2, I64), np.asarray(3, I64), f64((3,), seed=1),
+          mode="one", dynamic=True),
+        s(f64((4, 2)), np.asarray(4, I64), np.array([0, 2, 0]), f64((3, 2), seed=1),
+          mode="many", dynamic=False),
+        s(f64((5,)), np.asarray(2, I64), np.asarray(1, I64), f64((3,), seed=1),
+          mode="block", dynamic=False)],
+    "tensor_array_read": [s(f64((4, 3)), np.asarray(4, I64), np.asarray(2, I64)),
+                          s(f64((4, 2)), np.asarray(3, I64), np.array([1, 2, 1]))],
+    "tensor_array_stack": [s(f64((5, 2)), np.asarray(3, I64)),
+                           s(f64((4, 2, 3)), np.asarray(3, I64), concat=True)],
 }
 
 
