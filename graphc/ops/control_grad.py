@@ -29,6 +29,7 @@ from graphc.ops.control_trace import add_control_node, close, enter, join_shapes
 from graphc.tracer import ir, trace
 from graphc.tracer.tensor import _symbolic
 from graphc.transforms import graph_vjp
+from graphc.transforms.autodiff import Grads
 from graphc.transforms.tape import unrecorded
 
 INDEX = np.dtype(np.int64)
@@ -40,8 +41,9 @@ def branch_grad(op, args, outputs, cts, graphs, make_attrs):
     predicate or index): an ``op`` node over the branches' gradient graphs."""
     selector, operands = args[0], args[1:]
     wanted = graph_vjp.wants(operands)
+    refs = graph_vjp.variables_read(graphs)  # variables read inside: more outputs
     ct_at = [j for j, c in enumerate(cts) if c is not None and _float(outputs[j])]
-    if not wanted or not ct_at:
+    if not (wanted or refs) or not ct_at:
         return (None,) * len(args)
     ct_avals = [_aval(outputs[j]) for j in ct_at]
     with unrecorded():
@@ -54,18 +56,21 @@ def branch_grad(op, args, outputs, cts, graphs, make_attrs):
                 full = [None] * len(g.outputs)
                 for j, ct in zip(ct_at, gs):
                     full[j] = ct
-                grads = graph_vjp.vjp(g, xs, full, wanted)
-                results.append([_value_or_zeros(ctx, gr, xs[i]) for gr, i in zip(grads, wanted)])
+                found = {}
+                grads = graph_vjp.vjp(g, xs, full, wanted, found)
+                results.append([_value_or_zeros(ctx, gr, xs[i]) for gr, i in zip(grads, wanted)]
+                               + [_variable_ct(ctx, found.get(r), r) for r in refs])
             ctxs.append(ctx)
         sub, captured = close(ctxs, len(operands) + len(ct_at), results)
-    avals = [ir.Aval(_join([s.outputs[k].aval.shape for s in sub]), operands[i].dtype)
-             for k, i in enumerate(wanted)]
+    dtypes = [operands[i].dtype for i in wanted] + [r.deref().dtype for r in refs]
+    avals = [ir.Aval(_join([s.outputs[k].aval.shape for s in sub]), d)
+             for k, d in enumerate(dtypes)]
     outs = _stage(op, [selector, *operands, *[cts[j] for j in ct_at]], captured,
                   make_attrs(sub), avals, sub)
     grads = [None] * len(args)
     for k, i in enumerate(wanted):
         grads[1 + i] = outs[k]
-    return tuple(grads)
+    return Grads(grads, dict(zip(refs, outs[len(wanted):])))
 
 
 def cond_grad(cts, args, outputs, true_fn, false_fn):
@@ -92,19 +97,21 @@ def while_grad(cts, args, outputs, cond, body):
     wanted = graph_vjp.wants(args)
     carried = [j for j in range(n) if _float(body.inputs[j])]   # state with cotangents
     summed = [c for c in range(len(consts)) if n + c in wanted]  # consts with cotangents
-    if not any(j in wanted for j in carried) and not summed:
+    refs = graph_vjp.variables_read([body])  # variables read in the body: summed too
+    if not any(j in wanted for j in carried) and not summed and not refs:
         return (None,) * len(args)
     count, buffers = _saving_loop(cond, body, state, consts)
     init = [cts[j] if cts[j] is not None else _zeros(outputs[j]) for j in carried]
     with unrecorded():
         init += [_zeros(consts[c]) for c in summed]
-    final = _backward_loop(body, state, consts, carried, summed, count, buffers, init)
+        init += [_variable_ct(None, None, r) for r in refs]
+    final = _backward_loop(body, state, consts, carried, summed, count, buffers, init, refs)
     grads = [None] * len(args)
     for k, j in enumerate(carried):
         grads[j] = final[k] if j in wanted else None
     for k, c in enumerate(summed):
         grads[n + c] = final[len(carried) + k]
-    return tuple(grads)
+    return Grads(grads, dict(zip(refs, final[len(carried) + len(summed):])))
 
 
 def _saving_loop(cond, body, state, consts):
@@ -130,15 +137,17 @@ def _saving_loop(cond, body, state, consts):
     return out[n], out[n + 1:]
 
 
-def _backward_loop(body, state, consts, carried, summed, count, buffers, init):
+def _backward_loop(body, state, consts, carried, summed, count, buffers, init, refs):
     """Count the iterations down, applying the body's gradient graph to the values saved
-    for each; returns the final cotangents (``carried`` state, then ``summed`` consts)."""
+    for each; returns the final cotangents (``carried`` state, then ``summed`` consts,
+    then the variables ``refs`` read in the body)."""
     from graphc.ops import tensor_array_ops as ta
     from graphc.ops.registry import bind
 
     n, m = len(state), len(carried)
     wanted = [*carried, *[n + c for c in summed]]
-    avals = [body.inputs[j].aval for j in carried] + [_aval(consts[c]) for c in summed]
+    avals = [body.inputs[j].aval for j in carried] + [_aval(consts[c]) for c in summed] \
+        + [ir.Aval(tuple(r.deref().shape), r.deref().dtype) for r in refs]
 
     def cond_fn(*vals):
         return vals[m] > 0
@@ -149,10 +158,12 @@ def _backward_loop(body, state, consts, carried, summed, count, buffers, init):
         full = [None] * len(body.outputs)
         for j, ct in zip(carried, ct_state):
             full[j] = ct
-        grads = graph_vjp.vjp(body, [*xs, *consts], full, wanted)
+        found = {}
+        grads = graph_vjp.vjp(body, [*xs, *consts], full, wanted, found)
         new_ct = [g if g is not None else _zeros(x) for g, x in
                   zip(grads[:m], [xs[j] for j in carried])]
-        new_acc = [a if g is None else a + g for a, g in zip(acc, grads[m:])]
+        grads = [*grads[m:], *[found.get(r) for r in refs]]
+        new_acc = [a if g is None else a + g for a, g in zip(acc, grads)]
         return [*new_ct, k, *new_acc]
 
     out = _loop(cond_fn, body_fn, [*init[:m], count, *init[m:]],
@@ -198,6 +209,19 @@ def _value_or_zeros(ctx, g, like):
     from graphc.ops.creation import zeros_like
 
     return to_value(ctx, zeros_like(like) if g is None else g, like.dtype)
+
+
+def _variable_ct(ctx, g, ref):
+    """A variable's cotangent from a subgraph (zeros where it has none), as a value of
+    ``ctx`` (or a tensor of the current trace when ``ctx`` is None)."""
+    from graphc.ops import state
+    from graphc.ops.creation import zeros, zeros_like
+
+    v = ref.deref()
+    if g is None:
+        known = v.shape is not None and None not in v.shape
+        g = zeros(tuple(v.shape), v.dtype) if known else zeros_like(state.read(v))
+    return g if ctx is None else to_value(ctx, g, v.dtype)
 
 
 def _zeros(like):

@@ -12,9 +12,16 @@ cotangents, and applies two rules every op shares:
 
 An op marked ``grad=NOT_DIFFERENTIABLE`` passes no gradient; an op reached by a
 cotangent that has no rule raises ``LookupError`` naming the op and the user's line.
+
+A variable read inside an op's subgraphs (a branch, a loop body) is no argument of the op:
+the tape tells the rules which subgraph values are such reads (:func:`inner_reads`,
+``value id -> variable``), and a rule returns their cotangents as :class:`Grads`, whose
+``variables`` the walk adds to the variables' gradients like one more read each.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -29,7 +36,39 @@ def differentiable(x) -> bool:
     return dtype is not None and np.dtype(dtype).kind in "fc"
 
 
+class Grads(tuple):
+    """A rule's cotangents, one per argument, plus ``variables``: ``{variable.ref():
+    cotangent}`` for the variables read inside the op's subgraphs."""
+
+    def __new__(cls, grads, variables):
+        out = super().__new__(cls, grads)
+        out.variables = variables
+        return out
+
+
+class _Reads(threading.local):
+    def __init__(self):
+        self.by_value: dict = {}
+
+
+_reads = _Reads()
+
+
+def inner_reads() -> dict:
+    """``{graph value id: variable}``: the variable reads inside subgraphs that the tape
+    being differentiated on this thread watches (empty outside ``backward``)."""
+    return _reads.by_value
+
+
 def backward(tape, target, sources, output_gradients, unconnected):
+    saved, _reads.by_value = _reads.by_value, getattr(tape, "_inner_reads", {})
+    try:
+        return _backward(tape, target, sources, output_gradients, unconnected)
+    finally:
+        _reads.by_value = saved
+
+
+def _backward(tape, target, sources, output_gradients, unconnected):
     from graphc.ops.creation import zeros_like
     from graphc.variables import Variable
 
@@ -40,6 +79,7 @@ def backward(tape, target, sources, output_gradients, unconnected):
         raise ValueError(f"output_gradients has {len(seeds)} tensors for {len(targets)} "
                          "targets; give one per target")
     cts: dict[int, object] = {}
+    var_cts: dict = {}  # variable.ref() -> cotangent of its reads inside subgraphs
     for t, seed in zip(targets, seeds):
         if isinstance(t, Variable):
             t = t.read_value()
@@ -66,6 +106,8 @@ def backward(tape, target, sources, output_gradients, unconnected):
         for a, g in zip(rec.args, grads):
             if g is not None and isinstance(a, Tensor) and differentiable(a):
                 _accumulate(cts, a, unbroadcast(g, a))
+        for ref, g in getattr(grads, "variables", {}).items():
+            var_cts[ref] = g if ref not in var_cts else var_cts[ref] + g
 
     source_leaves, treedef = nest.flatten(sources)
     out = []
@@ -73,6 +115,8 @@ def backward(tape, target, sources, output_gradients, unconnected):
         if isinstance(s, Variable):
             reads = tape._variables.get(id(s), (s, []))[1]
             grads = [cts[id(r)] for r in reads if id(r) in cts]
+            if s.ref() in var_cts:
+                grads.append(var_cts[s.ref()])
             g = _sum(grads)
             like = s
         elif isinstance(s, Tensor):

@@ -24,10 +24,12 @@ outputs and effects (a variable read) is replayed in program order, with the eff
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphc.ops.registry import NOT_DIFFERENTIABLE
 from graphc.tracer import trace
 from graphc.tracer.tensor import Tensor, _symbolic
-from graphc.transforms.autodiff import differentiable, unbroadcast
+from graphc.transforms.autodiff import differentiable, inner_reads, unbroadcast
 
 
 class Replay:
@@ -65,14 +67,18 @@ def inline(graph, args) -> list:
     return Replay(graph, args).outputs()
 
 
-def vjp(graph, args, cts, wanted) -> list:
+def vjp(graph, args, cts, wanted, variables=None) -> list:
     """Cotangents of ``graph``'s inputs at ``wanted`` positions, given ``cts`` (one per
     output, ``None`` for none) at the point ``args``; built in the current trace context.
 
     Returns one tensor (or ``None``: no gradient reaches it) per position in ``wanted``.
+    With a dict ``variables``, the cotangents of the variable reads inside ``graph`` (and
+    its nested subgraphs) that the tape watches (:func:`autodiff.inner_reads`) are added
+    to it, ``{variable.ref(): cotangent}``.
     """
     from graphc.ops.creation import zeros_like
 
+    reads = inner_reads() if variables is not None else {}
     replay = Replay(graph, args)
     acc: dict[int, object] = {}
     for v, ct in zip(graph.outputs, cts):
@@ -83,9 +89,13 @@ def vjp(graph, args, cts, wanted) -> list:
         outs = [acc.pop(o.id, None) for o in data_out]
         if all(g is None for g in outs):
             continue
+        for o, g in zip(data_out, outs):
+            if g is not None and o.id in reads:
+                add_variable(variables, reads[o.id].ref(), g)
         inputs = [v for v in node.inputs if not v.aval.is_token]
         rule = node.op.grad
-        if rule is NOT_DIFFERENTIABLE or not any(_carries(v) for v in inputs):
+        if rule is NOT_DIFFERENTIABLE or not (
+                any(_carries(v) for v in inputs) or variables_read(node.subgraphs(), reads)):
             continue  # a constant, or only integer operands: nothing flows further
         if rule is None:
             raise LookupError(
@@ -102,8 +112,34 @@ def vjp(graph, args, cts, wanted) -> list:
         for v, a, g in zip(inputs, args_t, grads):
             if g is not None and _carries(v):
                 _add(acc, v, unbroadcast(g, _as_tensor(a)))
+        if variables is not None:  # a nested branch or loop read them
+            for ref, g in getattr(grads, "variables", {}).items():
+                add_variable(variables, ref, g)
     return [acc.get(graph.inputs[i].id) if _carries(graph.inputs[i]) else None
             for i in wanted]
+
+
+def add_variable(variables, ref, g) -> None:
+    prev = variables.get(ref)
+    variables[ref] = g if prev is None else prev + g
+
+
+def variables_read(graphs, reads=None) -> list:
+    """The float variables (as refs, first-read order) whose watched reads lie in
+    ``graphs`` or their nested subgraphs (``reads``: ``value id -> variable``)."""
+    reads = inner_reads() if reads is None else reads
+    found: dict = {}
+    if reads:
+        stack = list(reversed(graphs))
+        while stack:
+            g = stack.pop()
+            for node in g.nodes:
+                for o in node.outputs:
+                    v = reads.get(o.id)
+                    if v is not None and np.dtype(v.dtype).kind in "fc":
+                        found.setdefault(v.ref(), None)
+                stack.extend(reversed(node.subgraphs()))
+    return list(found)
 
 
 def _carries(v) -> bool:

@@ -68,7 +68,7 @@ class GradientTape:
         self._records: list[Record] = []
         self._live: dict[int, object] = {}       # id -> tensor the gradient can reach
         self._by_value: dict[int, object] = {}   # graph value id -> live symbolic tensor
-        self._nested_reads: dict[int, str] = {}  # id(variable) -> where it was read
+        self._inner_reads: dict[int, object] = {}  # value id -> variable, read in a subgraph
         self._variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
         self._used = False
         self._paused = 0
@@ -99,6 +99,7 @@ class GradientTape:
         self._live.clear()
         self._by_value.clear()
         self._variables.clear()
+        self._inner_reads.clear()
 
     # ------------------------------------------------------------------ watching
     def watch(self, tensor) -> None:
@@ -129,23 +130,13 @@ class GradientTape:
         self._keep(tensor)
         ctx = trace.current() if tensor._np is None else None
         if ctx is not None and ctx.parent is not None and not hasattr(ctx, "function"):
-            # read while a branch or loop body is staged: no gradient can reach it there
-            self._nested_reads.setdefault(id(variable), source_info.where())
+            # read while a branch or loop body is staged: the control-flow node's rule
+            # returns this value's cotangent (autodiff.inner_reads), not the walk
+            self._inner_reads[tensor._sym.id] = variable
 
-    def _check_variable(self, variable) -> None:
-        """Refuse a gradient for ``variable`` when it was read inside staged control flow
-        (it would silently miss those reads' contributions)."""
-        where = self._nested_reads.get(id(variable))
-        if where is not None:
-            raise NotImplementedError(
-                f"gradient with respect to gc.Variable {variable.name!r}, which is read inside "
-                f"a tensor if/while/for (or gc.cond / gc.switch_case / gc.while_loop){where}: "
-                "not supported yet; read it once before the statement "
-                "(`w = v.read_value()`) and use `w` inside")
-
-    def _record(self, op, args, outputs, attrs) -> None:
+    def _record(self, op, args, outputs, attrs, reads_inside=False) -> None:
         live = self._live
-        if not any(id(a) in live for a in args if isinstance(a, Tensor)):
+        if not reads_inside and not any(id(a) in live for a in args if isinstance(a, Tensor)):
             return
         self._records.append(Record(op, args, outputs, attrs))
         for t in outputs:
@@ -161,11 +152,15 @@ class GradientTape:
     def _record_staged(self, op, inputs, outputs, attrs) -> None:
         """Record a node staged without ``bind`` (a control-flow node): its operands are
         graph values, each matched to the tensor this tape knows for it."""
+        from graphc.tracer.ir import Node
         from graphc.tracer.tensor import _symbolic
+        from graphc.transforms.graph_vjp import variables_read
 
         known = self._by_value
         args = tuple(known[v.id] if v.id in known else _symbolic(v) for v in inputs)
-        self._record(op, args, tuple(outputs), attrs)
+        inside = bool(self._inner_reads) and bool(
+            variables_read(Node(op, (), attrs, ()).subgraphs(), self._inner_reads))
+        self._record(op, args, tuple(outputs), attrs, reads_inside=inside)
 
     # ------------------------------------------------------------------ gradients
     def gradient(self, target, sources, output_gradients=None,
@@ -183,9 +178,6 @@ class GradientTape:
             raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                              f"{unconnected_gradients!r}")
         self._used = True
-        for leaf in nest.flatten(sources)[0]:
-            if id(leaf) in self._nested_reads:
-                self._check_variable(leaf)
         with self.stop_recording():
             result = autodiff.backward(self, target, sources, output_gradients,
                                        unconnected_gradients)
@@ -193,6 +185,7 @@ class GradientTape:
             self._records = []
             self._live = {}
             self._by_value = {}
+            self._inner_reads = {}
         return result
 
     def jacobian(self, target, sources, unconnected_gradients="none",

@@ -257,36 +257,3 @@ def test_op_without_rule_inside_a_loop_body_names_the_op():
 
     with pytest.raises(LookupError, match="'sin' has no gradient rule"):
         gc.function(program, backend="numpy")(gc.constant(X), gc.constant(np.int64(2)))
-
-
-def test_variable_read_inside_a_loop_is_refused_and_a_read_before_it_works():
-    v = gc.Variable(np.array([0.5, 1.5]), name="scale")
-    x, n = gc.constant(np.array([1.0, 2.0])), gc.constant(np.int64(3))
-
-    def inside(x, n):
-        with gc.GradientTape() as tape:
-            tape.watch(x)
-            y = x
-            for _ in gc.range(n):
-                y = y * v
-            loss = gnp.sum(y)
-        return tape.gradient(loss, [x, v])
-
-    with pytest.raises(NotImplementedError, match=r"'scale'.*test_control_flow_grads.*"
-                                                  r"read it once before"):
-        gc.function(inside, backend="numpy")(x, n)
-
-    def before(x, n):
-        with gc.GradientTape() as tape:
-            tape.watch(x)
-            w = v.read_value()
-            y = x
-            for _ in gc.range(n):
-                y = y * w
-            loss = gnp.sum(y)
-        return tape.gradient(loss, [x, v])
-
-    want = [g.numpy() for g in inside(x, n)]  # eagerly the loop is Python: reads are taped
-    np.testing.assert_allclose(want[1], 3 * np.array([1.0, 2.0]) * v.numpy() ** 2)
-    for got, w in zip(gc.function(before, backend="numpy")(x, n), want):
-        np.testing.assert_allclose(got.numpy(), w, rtol=1e-12)

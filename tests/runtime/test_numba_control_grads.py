@@ -96,3 +96,32 @@ def test_float32_loop_gradient_with_unknown_dims_compiles():
         for g, e in zip(got, want):
             assert g.dtype == np.float32
             np.testing.assert_allclose(g, e.numpy(), rtol=2e-5, atol=1e-5)
+
+
+def test_variable_read_inside_a_loop_and_a_branch_compiles():
+    """The variable's cotangent from reads inside a loop body and a branch: extra
+    outputs of the backward loop and cond, compiled natively."""
+    v = gc.Variable(np.array([0.9, -0.4, 1.1]), name="v")
+
+    def grads(x, n):
+        with gc.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in gc.range(n):
+                if gnp.sum(y) > 1.0:
+                    y = y * 0.5 + v
+                else:
+                    y = gnp.sin(y * v) + 0.3
+            loss = gnp.sum(y * y)
+        return tape.gradient(loss, [x, v], unconnected_gradients="zero")
+
+    for n in (0, 5):
+        args = [gc.constant(X + 0.4), gc.constant(np.int64(n))]
+        graph, ex = compiled(grads, args)
+        arrays = [a.numpy() for a in args]
+        got = ex(list(arrays))
+        eager = grads(*args)  # Python loop on an eager tape
+        for g, w, e in zip(got, run_graph(graph, list(arrays)), eager):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(g, e.numpy(), rtol=1e-12, atol=1e-12)
+        assert (np.abs(got[1]).sum() > 0) == (n > 0)
