@@ -89,8 +89,16 @@ def _backward(tape, target, sources, output_gradients, unconnected):
             start = _ones(t) if seed is None else _as_tensor(seed, t)
         _accumulate(cts, t, start)
 
+    # a source may itself be computed by a recorded op (the gradient with respect to an
+    # intermediate value): its cotangent is kept for the answer, the others are freed
+    keep = set()
+    for s in nest.flatten(sources)[0]:
+        keep.add(id(s))
+        if isinstance(s, Variable):
+            keep.update(id(r) for r in tape._variables.get(id(s), (s, []))[1])
     for rec in reversed(tape._records):
-        outs = [cts.pop(id(o), None) for o in rec.outputs]
+        outs = [cts.get(id(o)) if id(o) in keep else cts.pop(id(o), None)
+                for o in rec.outputs]
         if all(g is None for g in outs):
             continue
         for i, o in enumerate(rec.outputs):

@@ -174,3 +174,18 @@ def test_op_without_rule_raises_lookup_error_naming_it(monkeypatch):
         y = gnp.sort(gnp.stack([x, x * 2.0]))
     with pytest.raises(LookupError, match=r"'sort'.*test_tape.py"):
         tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_gradient_with_respect_to_an_intermediate_value(traced):
+    """d(z)/d(y) for y computed on the tape (TensorFlow gives the total derivative; the
+    walk used to free y's cotangent before reading the sources: None)."""
+    def f(x):
+        with gc.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+            z = y * 3.0 + y
+        return tape.gradient(z, [x, y])
+
+    gx, gy = (gc.function(f) if traced else f)(gc.constant(2.0))
+    assert float(gx) == 16.0 and float(gy) == 4.0
