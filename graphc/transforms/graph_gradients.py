@@ -31,9 +31,10 @@ class _NodeRecord:
 class _GraphTape:
     """What :func:`autodiff.backward` reads from a tape: records and variable reads."""
 
-    def __init__(self, records, variables):
+    def __init__(self, records, variables, inner_reads):
         self._records = records
         self._variables = variables
+        self._inner_reads = inner_reads   # value id in a subgraph -> variable read there
 
 
 def note_record(record) -> None:
@@ -78,7 +79,7 @@ def gradients(ys, xs, grad_ys=None, name=None, unconnected_gradients="none"):
     walk = _Walk(trace.current())
     sources = [walk.source(x) for x in x_leaves]
     targets = [walk.tensor(y) for y in y_leaves]
-    graph_tape = _GraphTape(walk.records(), walk.variables)
+    graph_tape = _GraphTape(walk.records(), walk.variables, walk.inner_reads)
     # a None seed stands for ones (the walk's default)
     return list(autodiff.backward(graph_tape, targets, sources, seeds, unconnected_gradients))
 
@@ -97,6 +98,7 @@ class _Walk:
         self.by_value: dict[int, Tensor] = {}   # IR value id -> the one tensor for it
         self.live: set[int] = set()             # value ids the sources reach
         self.variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
+        self.inner_reads: dict[int, object] = {}  # value id in a subgraph -> variable
 
     def tensor(self, t):
         """The walk's tensor for ``t`` (its value's canonical tensor object)."""
@@ -119,6 +121,8 @@ class _Walk:
                      if n.op.name == "read_variable" and n.inputs[0] is handle]
             self.variables[id(x)] = (x, reads)
             self.live.update(r._sym.id for r in reads)
+            for node in self.ctx.nodes:
+                self._reads_inside(node, {handle.id}, x)
             return x
         if not isinstance(x, Tensor):
             raise TypeError(f"gc.gradients: xs must be tensors or gc.Variables, got "
@@ -127,6 +131,23 @@ class _Walk:
         if t._sym is not None:
             self.live.add(t._sym.id)
         return t
+
+    def _reads_inside(self, node, handles, variable) -> None:
+        """Note the reads of ``variable`` in ``node``'s subgraphs (nested ones too): a
+        subgraph reads it through an input standing for a ``handles`` value of the
+        enclosing graph (a captured handle: the subgraph's inputs are the node's last
+        inputs, in order) or through a handle node of its own. A control-flow rule
+        returns their cotangents (``autodiff.inner_reads``), as for a tape."""
+        for g in node.subgraphs():
+            skip = len(node.inputs) - len(g.inputs)
+            inner = {v.id for v, outer in zip(g.inputs, node.inputs[skip:])
+                     if outer.id in handles} if skip >= 0 else set()
+            for n in g.nodes:
+                if n.op.name == "variable" and n.attrs.get("ref") == variable.ref():
+                    inner.add(n.outputs[0].id)
+                elif n.op.name == "read_variable" and n.inputs[0].id in inner:
+                    self.inner_reads[n.outputs[0].id] = variable
+                self._reads_inside(n, inner, variable)
 
     def of(self, value):
         t = self.by_value.get(value.id)
@@ -148,8 +169,11 @@ class _Walk:
         return out
 
     def _add_node(self, node, out) -> None:
+        from graphc.transforms.graph_vjp import variables_read
+
         ins = [v for v in node.inputs if not v.aval.is_token]
-        if not any(v.id in self.live for v in ins):
+        if not any(v.id in self.live for v in ins) and not (
+                self.inner_reads and variables_read(node.subgraphs(), self.inner_reads)):
             return
         outs = [v for v in node.outputs if not v.aval.is_token]
         where = f" (traced at {node.src})" if node.src else ""

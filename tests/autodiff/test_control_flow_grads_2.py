@@ -167,3 +167,20 @@ def test_gradient_through_a_tensor_array_written_in_a_loop(n):
     for fn in (grads, gc.function(grads, backend="numpy")):
         for g, w in zip(fn(*[gc.constant(a) for a in args]), want):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-6, atol=1e-7)
+
+
+# --------------------------------------------------------------------------- gc.gradients
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gc_gradients_sees_variable_reads_inside_control_flow(name):
+    """``gc.gradients(loss, [x, v])`` has no tape: it finds the reads of ``v`` in the
+    branches and bodies of the traced graph itself."""
+    program, x, n = CASES[name]
+    v = gc.Variable(V0, name="v")
+    n = np.int64(n) if isinstance(n, int) else np.float64(n)
+
+    @gc.function(backend="numpy")
+    def grads(x, n):
+        return gc.gradients(program(v, x, n), [x, v], unconnected_gradients="zero")
+
+    for g, w in zip(grads(gc.constant(x), gc.constant(n)), numeric(program, x, n)):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-6, atol=1e-7)
