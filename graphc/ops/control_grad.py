@@ -17,7 +17,8 @@ backward pass of a branch or a loop is itself a ``cond`` / ``switch_case`` /
   counter down, reads the saved values of iteration ``k`` and applies the body's gradient
   graph to them, carrying the loop variables' cotangents and accumulating those of the
   loop-invariant (captured) operands across iterations. Integer loop variables (counters)
-  are saved (the body may depend on them) but carry no cotangent.
+  are saved (the body may depend on them) but carry no cotangent. A loop variable that is
+  itself a saving loop's stack (a second derivative) is not saved: see ``_saving_loop``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from graphc.ops import save_stack
 from graphc.ops.control_trace import add_control_node, close, enter, join_shapes, to_value
+from graphc.ops.tensor_array_ops import _cut_to
 from graphc.tracer import ir, trace
 from graphc.tracer.tensor import _symbolic
 from graphc.transforms import graph_vjp
@@ -100,7 +102,7 @@ def while_grad(cts, args, outputs, cond, body):
     refs = graph_vjp.variables_read([body])  # variables read in the body: summed too
     if not any(j in wanted for j in carried) and not summed and not refs:
         return (None,) * len(args)
-    count, buffers = _saving_loop(cond, body, state, consts)
+    count, buffers = _saving_loop(cond, body, state, consts, _stacks(body, n))
     init = [cts[j] if cts[j] is not None else _zeros(outputs[j]) for j in carried]
     with unrecorded():
         init += [_zeros(consts[c]) for c in summed]
@@ -109,32 +111,62 @@ def while_grad(cts, args, outputs, cond, body):
     grads = [None] * len(args)
     for k, j in enumerate(carried):
         grads[j] = final[k] if j in wanted else None
+        if grads[j] is not None and buffers[j][0] == "final":  # a stack: back to its rows
+            grads[j] = _cut_to(grads[j], state[j])
     for k, c in enumerate(summed):
         grads[n + c] = final[len(carried) + k]
     return Grads(grads, dict(zip(refs, final[len(carried) + len(summed):])))
 
 
-def _saving_loop(cond, body, state, consts):
+def _saving_loop(cond, body, state, consts, stacks=()):
     """Run the loop again, also pushing each loop variable's value at the start of every
     iteration onto a stack the loop owns (``save_stack``: in place, amortized O(1) per
-    iteration); returns ``(trip_count, buffers)``."""
+    iteration); returns ``(trip_count, saved)``, ``saved[j]`` being ``("stack", buffer)``,
+    or ``("final", value)`` for a loop variable in ``stacks``.
+
+    ``stacks`` are loop variables that are themselves a saving loop's stacks (the outer
+    gradient of a loop gradient differentiates that saving loop). A stack grows, so it
+    cannot be stacked densely; it need not be: iteration ``k`` only pushes onto it (the
+    push's rule reads nothing of the old buffer but its shape), and rows ``>= k`` of the
+    final stack get no cotangent before iteration ``k`` in the backward loop (row ``r``'s
+    is taken by iteration ``r``; rows never pushed get none). So the backward loop is
+    given this loop's final value for it in every iteration (cotangents keep the final
+    shape; ``while_grad`` cuts the last one to the initial stack's). The replayed push
+    then writes into that final value, at row ``k``, the value it already holds
+    (recomputed from the same saved inputs); only this loop and the backward loop see it.
+    """
     n = len(state)
     avals = [v.aval for v in body.inputs[:n]]
-    buf_avals = [ir.Aval((None, *a.shape), a.dtype) for a in avals]
+    saved = [j for j in range(n) if j not in stacks]
+    buf_avals = [ir.Aval((None, *avals[j].shape), avals[j].dtype) for j in saved]
     with unrecorded():
-        empty = [save_stack.empty_like_aval(a) for a in avals]
+        empty = [save_stack.empty_like_aval(avals[j]) for j in saved]
 
     def cond_fn(*vals):
         return graph_vjp.inline(cond, [*vals[:n], *consts])[0]
 
     def body_fn(*vals):
         xs, i, bufs = vals[:n], vals[n], vals[n + 1:]
-        pushed = [save_stack.push(b, i, x) for b, x in zip(bufs, xs)]
+        pushed = [save_stack.push(b, i, xs[j]) for b, j in zip(bufs, saved)]
         return [*graph_vjp.inline(body, [*xs, *consts]), i + 1, *pushed]
 
     out = _loop(cond_fn, body_fn, [*state, np.asarray(0, INDEX), *empty],
                 [*avals, ir.Aval((), INDEX), *buf_avals], "saving")
-    return out[n], out[n + 1:]
+    bufs = dict(zip(saved, out[n + 1:]))
+    return out[n], [("stack", bufs[j]) if j in bufs else ("final", out[j]) for j in range(n)]
+
+
+def _stacks(body, n) -> set:
+    """The loop variables ``j`` that are a saving loop's stacks: the body's output ``j``
+    is a ``save_stack_push`` onto its input ``j``."""
+    made = {o.id: node for node in body.nodes for o in node.outputs}
+    out = set()
+    for j in range(n):
+        node = made.get(body.outputs[j].id)
+        if node is not None and node.op is save_stack.PUSH \
+                and node.inputs[0] is body.inputs[j]:
+            out.add(j)
+    return out
 
 
 def _backward_loop(body, state, consts, carried, summed, count, buffers, init, refs):
@@ -154,7 +186,7 @@ def _backward_loop(body, state, consts, carried, summed, count, buffers, init, r
 
     def body_fn(*vals):
         ct_state, k, acc = vals[:m], vals[m] - 1, vals[m + 1:]
-        xs = [bind(ta.READ, b, count, k) for b in buffers]
+        xs = [bind(ta.READ, b, count, k) if how == "stack" else b for how, b in buffers]
         full = [None] * len(body.outputs)
         for j, ct in zip(carried, ct_state):
             full[j] = ct

@@ -26,6 +26,11 @@ Why writing in place is safe, although every other op is functional:
   backward loop reads it (``tensor_array_read``, which does not write). So the old
   value of ``buffer`` is dead the moment the push runs, which is what makes overwriting
   it unobservable. The saving loop is staged with ``unrecorded()``, so no tape holds it.
+  A second derivative differentiates a saving loop: the outer saving loop recomputes the
+  stacks (from capacity 0 again, so into buffers of its own), and the outer backward loop
+  replays iteration ``k``'s push onto that loop's final stack, writing at row ``k`` the
+  value it already holds (``control_grad._saving_loop``); the push's rule reads nothing
+  of the old buffer but its shape.
 * Two pushes in one body cannot be CSE-merged: their buffers are different loop
   variables. The interpreter's free lists only drop references (they never hand memory
   to another op), and the Numba backend writes into no operand of any other op, so
@@ -97,7 +102,9 @@ def _push_ref(buffer, index, value, *, initial):
                          "iterations, which a while_loop gradient does not support")
     if i >= cap:
         GROWTHS[0] += 1
-        grown = np.empty((max(2 * cap, i + 1, initial), *value.shape), buffer.dtype)
+        # zeros, not empty: the rows past ``index`` are never read, but a garbage row
+        # would make a finite-difference check of the gradient rule meaningless
+        grown = np.zeros((max(2 * cap, i + 1, initial), *value.shape), buffer.dtype)
         if cap:  # a capacity-0 stack may have 0 for its unknown element dims
             grown[:cap] = buffer
         buffer = grown
@@ -105,8 +112,29 @@ def _push_ref(buffer, index, value, *, initial):
     return buffer
 
 
+def _push_grad(cts, args, outputs, *, initial):
+    """The pushed value gets the result's cotangent at row ``index``; the old buffer the
+    rest with that row zeroed, cut back to its own rows (a grown buffer's new rows were
+    never its). Used by a second derivative through a loop: the outer gradient
+    differentiates the saving loop (``control_grad``)."""
+    from graphc.ops import tensor_array_ops as ta
+    from graphc.ops.creation import zeros_like
+    from graphc.ops.registry import bind
+
+    buffer, index, value = args
+    ct = cts[0]
+    if ct is None:
+        return None, None, None
+    size = index + np.asarray(1, index.dtype)
+    got = bind(ta.READ, ct, size, index)
+    cleared = bind(ta.WRITE, ct, size, index, zeros_like(value), mode="one",
+                   dynamic=False)[0]
+    return ta._cut_to(cleared, buffer), None, got
+
+
 PUSH = register(OpDef(
     name="save_stack_push", infer=_push_infer, ref=_push_ref,
+    grad=_push_grad,
     doc="Push a loop variable's value onto its saving loop's stack, in place when it fits "
         "(private to while_loop gradients)."))
 

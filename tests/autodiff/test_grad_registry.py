@@ -36,7 +36,6 @@ RULES_TESTED_ELSEWHERE = {
     "switch_case": "control-flow gradients (graphc/ops/control_grad.py)",
     "while_loop": "control-flow gradients (graphc/ops/control_grad.py)",
     "py_function": "tests/state/test_pyfunc.py (py_function's gradient)",
-    "save_stack_push": "no rule yet (tests/autodiff/test_save_stack.py)",
 }
 
 
@@ -110,6 +109,12 @@ EXTRA = {
           mode="many", dynamic=False),
         s(f64((5,)), np.asarray(2, I64), np.asarray(1, I64), f64((3,), seed=1),
           mode="block", dynamic=False)],
+    # a saving loop's push, growing a full stack and onto a capacity-0 stack (a push that
+    # fits writes into its operand, which an eager constant forbids: the second-derivative
+    # loop tests in tests/autodiff/test_second_derivative_loops.py cover it)
+    "save_stack_push": [
+        s(f64((2, 3)), np.asarray(3, I64), f64((3,), seed=1), initial=2),
+        s(f64((0, 3)), np.asarray(0, I64), f64((3,), seed=1), initial=3)],
     "tensor_array_read": [s(f64((4, 3)), np.asarray(4, I64), np.asarray(2, I64)),
                           s(f64((4, 2)), np.asarray(3, I64), np.array([1, 2, 1]))],
     "tensor_array_stack": [s(f64((5, 2)), np.asarray(3, I64)),

@@ -125,3 +125,27 @@ def test_variable_read_inside_a_loop_and_a_branch_compiles():
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(g, e.numpy(), rtol=1e-12, atol=1e-12)
         assert (np.abs(got[1]).sum() > 0) == (n > 0)
+
+
+def test_second_derivative_through_loops_compiles(monkeypatch):
+    """The outer gradient of a loop gradient (it differentiates the saving loop's pushes
+    and the backward loop's reads) compiles natively and matches the interpreter, past
+    many stack doublings and with no trips."""
+    from test_second_derivative_loops import for_loop, second
+    from test_second_derivative_loops import while_loop as while_program
+
+    from graphc.ops import save_stack
+
+    monkeypatch.setattr(save_stack, "INITIAL_CAPACITY", 1)
+
+    def both(x, w, n, limit):
+        return [*second(for_loop)(x, w, n), *second(while_program)(x, w, limit)]
+
+    args = [gc.constant(X), gc.constant(W), gc.constant(np.int64(3)),
+            gc.constant(np.float64(5.0))]
+    graph, ex = compiled(both, args)
+    for n, limit in ((0, -1.0), (3, 5.0), (40, 12.0)):
+        arrays = [args[0].numpy(), args[1].numpy(), np.int64(n), np.float64(limit)]
+        want = run_graph(graph, list(arrays))
+        for g, w in zip(ex(list(arrays)), want):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
