@@ -83,8 +83,10 @@ from graphc.tracer.function import (
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install
+from graphc.transforms.batching import vectorized_map
 from graphc.transforms.custom_gradient import custom_gradient
 from graphc.transforms.graph_gradients import gradients
+from graphc.transforms.map_fn import map_fn
 from graphc.transforms.tape import GradientTape, stop_gradient
 from graphc.variables import Variable
 

@@ -60,3 +60,12 @@ class FallbackWarning(RuntimeWarning):
 
 class FallbackError(RuntimeError):
     """Raised instead of falling back when strict compilation was asked for."""
+
+
+class VectorizationWarning(RuntimeWarning):
+    """gc.vectorized_map met ops with no batching rule (or a case their rule does not
+    cover) and runs each of them in a loop over the batch inside the program.
+
+    One warning per call lists every such op; ``fallback_to_while_loop=False`` raises
+    ``ValueError`` instead.
+    """

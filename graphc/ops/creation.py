@@ -364,3 +364,14 @@ def _declare_gradients():
 
 
 _declare_gradients()
+
+
+# --------------------------------------------------------------------------- batching
+# identity is elementwise: the shared rule (gc.vectorized_map)
+def _identity_batch(args, dims):
+    from graphc.ops.elementwise import _elementwise_batch
+
+    return _elementwise_batch(IDENTITY)(args, dims)
+
+
+IDENTITY.batch = _identity_batch

@@ -293,3 +293,37 @@ for _op in (FLOOR, CEIL, RINT, TRUNC, ROUND, SIGN, ISNAN, ISINF, ISFINITE, EQUAL
             LOGICAL_NOT, LOGICAL_XOR, BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT,
             LEFT_SHIFT, RIGHT_SHIFT, FLOOR_DIVIDE, STOP_GRADIENT):
     _op.grad = NOT_DIFFERENTIABLE  # piecewise constant, or not a number at all
+
+
+# --------------------------------------------------------------------------- batching
+# ``batch(args, dims, **attrs)`` (gc.vectorized_map): one rule serves every elementwise
+# op. Batched operands get their batch axis at 0 and ones inserted after it up to the
+# widest example rank, so NumPy's right-aligned broadcasting lines the example dims up;
+# unbatched operands broadcast as they are.
+def _elementwise_batch(op):
+    def rule(args, dims, **attrs):
+        from graphc.ops import batch_util as bu
+
+        ranks = [bu.example_rank(a, d) for a, d in zip(args, dims)]
+        if None in ranks:
+            return NotImplemented
+        widest = max(ranks)
+        operands = []
+        for a, d, k in zip(args, dims, ranks):
+            if d is not None:
+                a = bu.to_front(a, d)
+                if k < widest:
+                    a = bu.bind_expand(a, *range(1, 1 + widest - k))
+            operands.append(a)
+        return _bind_attrs(op, operands, attrs), 0
+    return rule
+
+
+def _bind_attrs(op, operands, attrs):
+    from graphc.ops.registry import bind
+
+    return bind(op, *operands, **attrs)
+
+
+for _op in [v for v in list(globals().values()) if isinstance(v, OpDef) and v.elementwise]:
+    _op.batch = _elementwise_batch(_op)

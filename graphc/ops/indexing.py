@@ -347,3 +347,19 @@ def _declare_gradients():
 
 
 _declare_gradients()
+
+
+# --------------------------------------------------------------------------- batching
+# ``batch(args, dims, key)`` (gc.vectorized_map): a static key (no index tensors) indexes
+# each example when a full slice for the batch axis goes in front of it; keys with index
+# tensors are looped over (their advanced-indexing axis placement is not handled yet).
+def _getitem_batch(args, dims, key):
+    if len(args) > 1:
+        return NotImplemented
+    from graphc.ops import batch_util as bu
+
+    x = bu.to_front(args[0], dims[0])
+    return bind(GETITEM, x, key=(("slice", None, None, None),) + tuple(key)), 0
+
+
+GETITEM.batch = _getitem_batch

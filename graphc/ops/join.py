@@ -172,3 +172,25 @@ def _declare_gradients():
 
 
 _declare_gradients()
+
+
+# --------------------------------------------------------------------------- batching
+# ``batch(args, dims, **attrs)`` (gc.vectorized_map): every operand gets the batch axis at
+# 0 (an unbatched one is broadcast over the batch: these ops do not broadcast) and the
+# example axis shifts by one.
+def _join_batch(op, extra: int):
+    def rule(args, dims, axis=0):
+        from graphc.ops import batch_util as bu
+
+        ranks = {bu.example_rank(a, d) for a, d in zip(args, dims)}
+        if None in ranks or len(ranks) != 1:
+            return NotImplemented  # the op's own error, per example, comes from the loop
+        n = ranks.pop() + extra
+        if n == 0:
+            return NotImplemented
+        return bind(op, *bu.all_to_front(args, dims), axis=bu.shift_axis(axis, n)), 0
+    return rule
+
+
+CONCATENATE.batch = _join_batch(CONCATENATE, 0)
+STACK.batch = _join_batch(STACK, 1)

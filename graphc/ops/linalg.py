@@ -293,3 +293,42 @@ INNER.grad = linalg_grad.inner_grad
 OUTER.grad = linalg_grad.outer_grad
 VDOT.grad = linalg_grad.vdot_grad
 TRACE.grad = linalg_grad.trace_grad
+
+
+# --------------------------------------------------------------------------- batching
+# ``batch(args, dims)`` (gc.vectorized_map): matmul of batched operands is a batched
+# matmul. A 1-D operand becomes a matrix (a row for the left, a column for the right)
+# and that axis is squeezed from the result; each batched operand gets its batch axis at
+# 0 and ones after it up to the result's batch rank, so NumPy's matmul broadcasting pairs
+# example k of one with example k of the other.
+def _matmul_batch(args, dims):
+    from graphc.ops import batch_util as bu
+
+    ranks = [bu.example_rank(a, d) for a, d in zip(args, dims)]
+    if None in ranks or 0 in ranks:
+        return NotImplemented
+    (a, b), (da, db) = args, dims
+    a, b = bu.to_front(a, da), bu.to_front(b, db)
+    da, db = (None if d is None else 0 for d in dims)
+    squeeze = []
+    if ranks[0] == 1:
+        a, ranks[0] = bu.bind_expand(a, -2), 2
+        squeeze.append(-2)
+    if ranks[1] == 1:
+        b, ranks[1] = bu.bind_expand(b, -1), 2
+        squeeze.append(-1)
+    widest = max(ranks)
+    operands = []
+    for x, d, k in ((a, da, ranks[0]), (b, db, ranks[1])):
+        if d is not None and k < widest:
+            x = bu.bind_expand(x, *range(1, 1 + widest - k))
+        operands.append(x)
+    out = bind(MATMUL, *operands)
+    if squeeze:
+        from graphc.ops.shape import SQUEEZE
+
+        out = bind(SQUEEZE, out, axis=tuple(squeeze) if len(squeeze) > 1 else squeeze[0])
+    return out, 0
+
+
+MATMUL.batch = _matmul_batch

@@ -64,6 +64,10 @@ class OpDef:
       interpreter wrap them into user-facing errors naming the op and the user's line.
     * ``kernel`` / ``cuda``: compiled implementations (filled in by the runtime issues);
       ``None`` means the op runs its NumPy ``ref`` inside compiled code.
+    * ``batch(args, dims, **attrs) -> (outputs, out_dims)``: the op on operands that carry
+      an extra batch axis (``dims[i]``: its position in argument ``i``, ``None``:
+      unbatched), written with ops through ``bind``; may return ``NotImplemented`` for a
+      case it does not cover (``gc.vectorized_map`` then loops over the batch for it).
     """
 
     name: str
@@ -78,6 +82,7 @@ class OpDef:
     cuda: Callable | None = None
     stateful: bool = False
     grad: Callable | None = None
+    batch: Callable | None = None
     doc: str = ""
     extra: dict = field(default_factory=dict)
 

@@ -399,3 +399,13 @@ from graphc.ops import grad_arrays as _ga  # noqa: E402  (rules for sort/repeat/
 
 SORT.grad, REPEAT.grad = _ga.sort_grad, _ga.selection(REPEAT)
 RESHAPE.grad = _ga.reshape_grad(_back_to_shape)
+
+# batching (gc.vectorized_map): the rules live in graphc/ops/shape_batch.py
+from graphc.ops import shape_batch as _sb  # noqa: E402
+
+for _op, _rule in ((RESHAPE, _sb.reshape), (TRANSPOSE, _sb.transpose),
+                   (EXPAND_DIMS, _sb.expand_dims), (SQUEEZE, _sb.squeeze),
+                   (BROADCAST_TO, _sb.broadcast_to)):
+    _op.batch = _rule(_op)
+FLIP.batch = _sb.along_axis(FLIP, flattens=False)
+SORT.batch, ARGSORT.batch = _sb.along_axis(SORT, True), _sb.along_axis(ARGSORT, True)

@@ -1,0 +1,116 @@
+"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of the shape ops in
+graphc/ops/shape.py, which installs them from its batching section.
+
+Each rule moves the batch axis to 0 and re-expresses the op on the batched tensor: the
+example's axes shift by one, target shapes gain the batch size in front. A case a rule
+does not cover (a shape read at run time, ``order="F"``, unknown ranks) returns
+``NotImplemented`` and gc.vectorized_map loops over the batch for that node.
+"""
+
+from __future__ import annotations
+
+from graphc.ops import batch_util as bu
+from graphc.ops.registry import bind
+from graphc.ops.shapes import normalize_axis
+
+
+def _front(args, dims):
+    x = bu.to_front(args[0], dims[0])
+    return x, bu.example_rank(x, 0)
+
+
+def reshape(op):
+    def rule(args, dims, shape, order="C"):
+        if len(args) > 1 or order != "C" or None in shape:
+            return NotImplemented
+        x, _ = _front(args, dims)
+        lead = bu.shape_of(x)[0]
+        if lead is None:
+            if -1 in shape:
+                known = bu.shape_of(x)[1:]
+                if None in known:
+                    return NotImplemented
+                rest = 1
+                for d in shape:
+                    rest *= 1 if d == -1 else d
+                size = 1
+                for d in known:
+                    size *= d
+                if rest == 0:
+                    return NotImplemented
+                shape = tuple(size // rest if d == -1 else d for d in shape)
+            lead = -1
+        return bind(op, x, shape=(lead,) + tuple(shape), order=order), 0
+    return rule
+
+
+def transpose(op):
+    def rule(args, dims, axes=None):
+        x, n = _front(args, dims)
+        if n is None:
+            return NotImplemented
+        perm = tuple(range(n, 0, -1)) if axes is None else tuple(
+            normalize_axis(a, n) + 1 for a in axes)
+        return bind(op, x, axes=(0,) + perm), 0
+    return rule
+
+
+def expand_dims(op):
+    def rule(args, dims, axis):
+        x, n = _front(args, dims)
+        if n is None:
+            return NotImplemented
+        m = n + len(axis)
+        return bind(op, x, axis=tuple(normalize_axis(a, m) + 1 for a in axis)), 0
+    return rule
+
+
+def squeeze(op):
+    def rule(args, dims, axis=None):
+        x, n = _front(args, dims)
+        if not n:  # unknown rank, or NumPy's 0-d squeeze rules
+            return NotImplemented
+        if axis is None:
+            example = bu.shape_of(x)[1:]
+            if None in example:
+                return NotImplemented
+            axes = tuple(i + 1 for i, d in enumerate(example) if d == 1)
+        elif isinstance(axis, tuple):
+            axes = tuple(bu.shift_axis(a, n) for a in axis)
+        else:
+            axes = bu.shift_axis(axis, n)
+        return bind(op, x, axis=axes), 0
+    return rule
+
+
+def broadcast_to(op):
+    def rule(args, dims, shape):
+        if len(args) > 1 or None in shape:
+            return NotImplemented
+        from graphc.ops.shape import broadcast_to as public
+
+        x, n = _front(args, dims)
+        if n is None or n > len(shape):
+            return NotImplemented
+        if n < len(shape):
+            x = bu.bind_expand(x, *range(1, 1 + len(shape) - n))
+        return public(x, (bu.batch_size([x], [0]),) + tuple(shape)), 0
+    return rule
+
+
+def along_axis(op, flattens: bool):
+    """flip / sort / argsort: ``axis`` shifts; ``axis=None`` means every example axis
+    (flip) or a flattened example (sort, argsort: the op then runs on axis 1)."""
+    def rule(args, dims, axis=-1 if flattens else None):
+        x, n = _front(args, dims)
+        if not n:
+            return NotImplemented
+        if axis is None:
+            if flattens:
+                x = bu.flatten_examples(x)
+                return x if x is NotImplemented else (bind(op, x, axis=1), 0)
+            return bind(op, x, axis=tuple(range(1, n + 1))), 0
+        if isinstance(axis, tuple):
+            return bind(op, x, axis=tuple(bu.shift_axis(a, n) for a in axis)), 0
+        return bind(op, x, axis=bu.shift_axis(axis, n)), 0
+    return rule

@@ -1,0 +1,151 @@
+"""``gc.vectorized_map``: the batching transform over a traced graph.
+
+``fn`` is traced once, on the avals of one example (``elems``' leaves less dimension 0),
+into a graph of its own (a child ``TraceContext``: symbolic values of an enclosing
+``gc.function`` that it reads become captures, eager tensors constants). The walk then
+goes over that graph's nodes in order, holding for each value a tensor over the whole
+batch and the position of its batch axis (``None``: the same for every example, such
+as a constant or a captured value). A node whose operands are all unbatched is bound as
+it is; otherwise its op's ``OpDef.batch`` rule binds the batched computation. Everything
+goes through ``bind``, so the walk runs eagerly or adds nodes to the current trace.
+
+A node with no rule (or a case its rule returns ``NotImplemented`` for), and any node
+with effects (prints, random draws, variable reads: they must happen once per example,
+in order), runs in a loop over the batch (``gc.map_fn``: one ``while_loop`` node in a
+traced program). One ``VectorizationWarning`` per call names them all;
+``fallback_to_while_loop=False`` raises ``ValueError`` instead.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from graphc.errors import VectorizationWarning
+from graphc.ops import batch_util as bu
+from graphc.ops.control_trace import enter, to_value
+from graphc.ops.registry import bind
+from graphc.tracer import nest, source_info
+from graphc.tracer.tensor import _eager, _symbolic
+from graphc.transforms.map_fn import leaves_of, map_fn
+
+__all__ = ["vectorized_map"]
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """``fn`` applied to every slice of ``elems`` along dimension 0, as one computation
+    over the whole batch (``tf.vectorized_map``).
+
+    ``elems`` is a tensor or a nest of tensors sharing dimension 0; ``fn`` takes one
+    slice (the same nest) and returns a nest of tensors; the results are stacked along a
+    new dimension 0, exactly as ``gc.stack([fn(x) for x in elems])`` would give them.
+    ``fn`` is traced once and each op of it is rewritten by its batching rule: an
+    elementwise op broadcasts, a reduction shifts its axes, ``matmul`` becomes a batched
+    matmul. Tensors ``fn`` reads from outside (closures) stay unbatched. Ops with no rule
+    run in a loop over the batch; one ``gc.errors.VectorizationWarning`` lists them
+    (``fallback_to_while_loop=False``: ``ValueError`` instead). Works eagerly and inside
+    ``gc.function``.
+
+    >>> w = gc.constant(np.ones((3, 2), np.float32))
+    >>> x = gc.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    >>> gc.vectorized_map(lambda row: gnp.tanh(row @ w).sum(), x).shape  # (4,)
+    """
+    leaves, treedef, size = leaves_of(elems, "gc.vectorized_map")
+    graph, captured = _trace_example(fn, leaves, treedef)
+    env = {v.id: (x, 0) for v, x in zip(graph.inputs, leaves)}
+    for inner, outer in captured:
+        env[inner.id] = (outer, None)
+    looped: list[str] = []
+    for node in graph.nodes:
+        _walk_node(node, env, size, leaves, looped)
+    if looped:
+        names = ", ".join(dict.fromkeys(looped))
+        if not fallback_to_while_loop:
+            raise ValueError(
+                f"gc.vectorized_map{source_info.where()}: no batching rule for op(s) {names}; "
+                "pass fallback_to_while_loop=True to run them in a loop over the batch")
+        if warn:
+            warnings.warn(
+                f"gc.vectorized_map{source_info.where()}: op(s) {names} have no batching "
+                "rule here and run in a loop over the batch", VectorizationWarning,
+                stacklevel=2)
+    outs = [bu.with_batch(*env[v.id], size) for v in graph.outputs]
+    return nest.unflatten(graph.treedef, outs)
+
+
+class _Example:
+    """``fn``'s graph on one example: ``inputs`` (one per leaf of ``elems``), ``nodes``,
+    ``outputs`` and the ``treedef`` of what ``fn`` returned."""
+
+    def __init__(self, inputs, nodes, outputs, treedef):
+        self.inputs, self.nodes, self.outputs, self.treedef = inputs, nodes, outputs, treedef
+
+
+def _trace_example(fn, leaves, treedef):
+    from graphc.autograph.api import converted
+    from graphc.tracer.ir import Aval
+
+    ctx = enter("vectorized_map")
+    with ctx:
+        args = [_symbolic(ctx.new_input(Aval(x.shape[1:], x.dtype))) for x in leaves]
+        out = converted(fn)(nest.unflatten(treedef, args))
+        flat, out_td = nest.flatten(out)
+        outputs = [to_value(ctx, leaf) for leaf in flat]
+    captured = [(inner, _symbolic(outer)) for outer, inner in ctx.captures.values()]
+    return _Example(ctx.inputs, ctx.nodes, outputs, out_td), captured
+
+
+def _walk_node(node, env, size, leaves, looped) -> None:
+    op = node.op
+    data_out = [o for o in node.outputs if not o.aval.is_token]
+    effectful = any(v.aval.is_token for v in node.inputs)
+    if op.name == "const":
+        env[data_out[0].id] = (_eager(node.attrs["value"].array), None)
+        return
+    ins = [env[v.id] for v in node.inputs if not v.aval.is_token]
+    args = [x for x, _ in ins]
+    dims = [d for _, d in ins]
+    attrs = dict(node.attrs)
+    if not effectful and all(d is None for d in dims):
+        out = bind(op, *args, **attrs)
+        outs = list(out) if op.multiple_results else [out]
+        for o, t in zip(data_out, outs):
+            env[o.id] = (t, None)
+        return
+    result = NotImplemented
+    if op.batch is not None and not effectful:
+        result = op.batch(args, dims, **attrs)
+    if result is NotImplemented:
+        looped.append(op.name)
+        outs = _loop(node, args, dims, attrs, leaves, data_out)
+        out_dims = [0] * len(outs)
+    else:
+        outs, out_dims = result
+        if not op.multiple_results:
+            outs, out_dims = [outs], [out_dims]
+    for o, t, d in zip(data_out, outs, out_dims):
+        env[o.id] = (t, d)
+
+
+def _loop(node, args, dims, attrs, leaves, data_out) -> list:
+    """``node``'s op applied example by example (``gc.map_fn``): batched operands are
+    sliced, unbatched ones passed whole; an op with no batched operand (an effect) still
+    runs once per example, the loop then going over ``elems``' first leaf."""
+    op = node.op
+    batched = [i for i, d in enumerate(dims) if d is not None]
+    over = [bu.to_front(args[i], dims[i]) for i in batched] or [leaves[0]]
+
+    def one(slices):
+        full = list(args)
+        for i, s in zip(batched, slices):
+            full[i] = s
+        out = bind(op, *full, **attrs)
+        return list(out) if op.multiple_results else [out]
+
+    from graphc.tracer.signature import TensorSpec
+
+    signature = [TensorSpec(_known(o.aval.shape), o.aval.dtype) for o in data_out]
+    return map_fn(one, over, fn_output_signature=signature)
+
+
+def _known(shape):
+    return None if shape is None else list(shape)

@@ -1,0 +1,161 @@
+"""``gc.map_fn``: ``fn`` applied to each slice of ``elems`` along dimension 0, stacked.
+
+Eagerly it is a Python loop. While tracing it is one ``while_loop`` node whose body
+reads slice ``i`` of every ``elems`` tensor, calls ``fn`` and writes each result into a
+``gc.TensorArray`` (stacked after the loop), so the runtime compiles the loop natively.
+gc.vectorized_map uses it for ops that have no batching rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.dtypes import as_dtype
+from graphc.errors import InvalidArgumentError
+from graphc.tracer import nest, source_info, trace
+from graphc.tracer.tensor import Tensor
+
+
+def _tensor(x):
+    if isinstance(x, Tensor):
+        return x
+    from graphc.ops.creation import convert_to_tensor
+
+    return convert_to_tensor(x)
+
+
+def _spec_of(s):
+    """``(dtype, shape or None)`` of a signature leaf: a TensorSpec, a dtype or a
+    tensor-like (its dtype and shape)."""
+    from graphc.tracer.signature import TensorSpec
+
+    if isinstance(s, TensorSpec):
+        shape = None if s.shape is None else tuple(s.shape)
+        return as_dtype(s.dtype), shape
+    if isinstance(s, Tensor | np.ndarray):
+        return np.dtype(s.dtype), tuple(s.shape)
+    return as_dtype(s), None
+
+
+def leaves_of(elems, what: str):
+    """The tensors of ``elems`` (a tensor or a nest), their treedef and the batch size
+    (an int, or an int64 scalar tensor when only known at run time)."""
+    leaves, treedef = nest.flatten(elems)
+    if not leaves:
+        raise ValueError(f"{what}: elems holds no tensors{source_info.where()}")
+    leaves = [_tensor(x) for x in leaves]
+    sizes = set()
+    for x in leaves:
+        if x.shape is not None and len(x.shape) == 0:
+            raise ValueError(f"{what}: elems must have a dimension 0 to map over, got a "
+                             f"0-d {x.dtype} tensor{source_info.where()}")
+        if x.shape is not None and x.shape[0] is not None:
+            sizes.add(x.shape[0])
+    if len(sizes) > 1:
+        raise ValueError(f"{what}: the tensors of elems differ in dimension 0 "
+                         f"({sorted(sizes)}){source_info.where()}")
+    if sizes:
+        return leaves, treedef, sizes.pop()
+    from graphc.ops.batch_util import batch_size
+
+    return leaves, treedef, batch_size(leaves, [0] * len(leaves))
+
+
+def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
+           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
+    """``fn`` applied to each slice ``elems[i]`` (the same nest of slices), the results
+    stacked along a new dimension 0 (``tf.map_fn``).
+
+    ``fn_output_signature`` (a dtype, ``gc.TensorSpec`` or a nest of them) gives the
+    structure and dtypes ``fn`` returns when they differ from ``elems``'s; without it the
+    results must match ``elems`` (a result of another dtype raises ``TypeError``).
+
+    >>> gc.map_fn(lambda x: x * x, gc.constant([1, 2, 3]))          # [1, 4, 9]
+    >>> gc.map_fn(lambda x: x > 1, gc.constant([1, 2, 3]),
+    ...           fn_output_signature=gc.bool)                     # [False, True, True]
+    >>> gc.map_fn(lambda p: p[0] + p[1], (a, b))                   # a + b, slice by slice
+    """
+    signature = dtype if fn_output_signature is None else fn_output_signature
+    leaves, treedef, n = leaves_of(elems, "gc.map_fn")
+    if signature is None:
+        signature = nest.unflatten(treedef, [x.dtype for x in leaves])
+    specs, out_td = nest.flatten(signature)
+    specs = [_spec_of(s) for s in specs]
+    if trace.active():
+        from graphc.autograph.api import converted
+
+        fn = converted(fn)
+
+    def call(i):
+        out = fn(nest.unflatten(treedef, [x[i] for x in leaves]))
+        flat, td = nest.flatten(out)
+        if td != out_td:
+            raise ValueError(
+                f"gc.map_fn{source_info.where()}: fn returned {out!r:.80}, whose structure "
+                f"differs from fn_output_signature {signature!r:.80}; pass "
+                "fn_output_signature= for results that differ from elems")
+        return [_result(v, spec) for v, spec in zip(flat, specs)]
+
+    if not trace.active():
+        return nest.unflatten(out_td, _eager_loop(call, int(n), specs))
+    return nest.unflatten(out_td, _traced_loop(call, n, specs))
+
+
+def _result(value, spec):
+    dtype = spec[0]
+    if isinstance(value, Tensor | np.ndarray | np.generic):
+        if value.dtype != dtype:
+            raise TypeError(
+                f"gc.map_fn{source_info.where()}: fn returned a {np.dtype(value.dtype).name} "
+                f"tensor where {dtype.name} was expected; pass fn_output_signature= "
+                f"(gc.{np.dtype(value.dtype).name}) or cast the result")
+        return _tensor(value)
+    try:
+        return _tensor(np.asarray(value, dtype=dtype))
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"gc.map_fn{source_info.where()}: fn returned {value!r:.60}, not a "
+                        f"{dtype.name} value") from None
+
+
+def _eager_loop(call, n, specs):
+    from graphc.ops.join import stack
+
+    results = [call(i) for i in range(n)]
+    if n == 0:
+        out = []
+        for dtype, shape in specs:
+            if shape is None or None in shape:
+                raise InvalidArgumentError(
+                    "gc.map_fn over zero elements needs the result shapes: pass "
+                    "fn_output_signature=gc.TensorSpec(shape, dtype)")
+            out.append(_tensor(np.zeros((0,) + shape, dtype)))
+        return out
+    return [stack([r[k] for r in results]) for k in range(len(specs))]
+
+
+def _traced_loop(call, n, specs):
+    from graphc.ops.control import while_loop
+    from graphc.ops.tensor_array import TensorArray
+
+    if any(shape is None or None in shape for _, shape in specs):
+        specs = _probe(call, specs)
+    arrays = [TensorArray(dtype, size=n, element_shape=shape) for dtype, shape in specs]
+
+    def body(i, *tas):
+        values = call(i)
+        return (i + 1, *[ta.write(i, v) for ta, v in zip(tas, values)])
+
+    final = while_loop(lambda i, *tas: i < n, body, (np.asarray(0, np.int64), *arrays))
+    return [ta.stack() for ta in final[1:]]
+
+
+def _probe(call, specs):
+    """The result shapes, from ``fn`` traced once on slice 0 in a throwaway context (a
+    TensorArray loop variable needs its element shape before the loop)."""
+    from graphc.ops.control_trace import enter
+
+    with enter("map_fn_probe"):
+        values = call(np.asarray(0, np.int64))
+    return [(dtype, tuple(v.shape) if shape is None else tuple(
+        s if s is not None else d for s, d in zip(shape, v.shape)))
+        for (dtype, shape), v in zip(specs, values)]

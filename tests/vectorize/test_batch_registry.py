@@ -1,0 +1,120 @@
+"""A registry walk over every op with a batching rule (``OpDef.batch``).
+
+For each sample of tests/ops/test_registry.py and each operand in turn (then all of them
+at once), the operand is given a batch of three examples (the sample, its values
+reversed, the sample again), with the batch axis first and, for operands of rank >= 1,
+also last; the rule's result (batch axis moved to 0) must equal ``ref`` applied example by
+example and stacked: values, dtype and shape. The rule runs eagerly and traced (the
+traced graph on the reference interpreter). A rule may decline a case
+(``NotImplemented``: gc.vectorized_map then loops); each op must cover at least one.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import graphc  # noqa: F401  (loads every op module)
+from graphc.ops.registry import all_ops
+from graphc.runtime.interpreter import run_graph
+from graphc.tracer.ir import Aval
+from graphc.tracer.tensor import Tensor, _eager, _symbolic
+from graphc.tracer.trace import TraceContext, freeze
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
+from test_registry import SAMPLES  # noqa: E402
+
+BATCHED = sorted(name for name, op in all_ops().items() if op.batch is not None)
+N = 3
+
+
+def _examples(a):
+    return [a, np.flip(a).copy() if a.ndim else a, a]
+
+
+def _cases(args):
+    """``(positions batched, batch axis for each)`` to try for one sample."""
+    n = len(args)
+    sets = [[i] for i in range(n)] + ([list(range(n))] if n > 1 else [])
+    for batched in sets:
+        yield batched, {i: 0 for i in batched}
+        if all(args[i].ndim >= 1 for i in batched):
+            yield batched, {i: args[i].ndim for i in batched}
+
+
+def _want(op, args, attrs, batched):
+    outs = []
+    for k in range(N):
+        call = [(_examples(a)[k] if i in batched else a) for i, a in enumerate(args)]
+        out = op.ref(*call, **attrs)
+        outs.append(out if op.multiple_results else [out])
+    return [np.stack([np.asarray(o[j]) for o in outs]) for j in range(len(outs[0]))]
+
+
+def _operands(args, axes):
+    ops, dims = [], []
+    for i, a in enumerate(args):
+        if i in axes:
+            stacked = np.stack(_examples(a), axis=axes[i])
+            ops.append(stacked)
+            dims.append(axes[i])
+        else:
+            ops.append(a)
+            dims.append(None)
+    return ops, dims
+
+
+def _front(x, d):
+    return np.moveaxis(np.asarray(x), d, 0)
+
+
+def _check(name, got, dims, want, how):
+    got = got if isinstance(got, list) else [got]
+    dims = dims if isinstance(dims, list) else [dims]
+    assert len(got) == len(want), f"{name} ({how}): {len(got)} outputs"
+    for g, d, w in zip(got, dims, want):
+        g = _front(g, d)
+        assert g.dtype == w.dtype, f"{name} ({how}): dtype {g.dtype}, want {w.dtype}"
+        assert g.shape == w.shape, f"{name} ({how}): shape {g.shape}, want {w.shape}"
+        np.testing.assert_array_equal(g, w, err_msg=f"{name} ({how})")
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_batch_rule_matches_the_per_example_loop(name):
+    op = all_ops()[name]
+    covered = 0
+    for args, attrs in SAMPLES[name]:
+        attrs = {k: freeze(v) for k, v in attrs.items()}
+        for batched, axes in _cases(args):
+            want = _want(op, args, attrs, batched)
+            operands, dims = _operands(args, axes)
+            how = f"attrs {attrs}, batched {axes}"
+            result = op.batch([_eager(x) for x in operands], dims, **attrs)
+            if result is NotImplemented:
+                continue
+            covered += 1
+            got, out_dims = result
+            got = [t.numpy() for t in got] if isinstance(got, list) else got.numpy()
+            _check(name, got, out_dims, want, how + ", eager")
+            with TraceContext("t") as ctx:
+                syms = [_symbolic(ctx.new_input(Aval(x.shape, x.dtype))) for x in operands]
+                outs, out_dims = op.batch(syms, dims, **attrs)
+            listed = outs if isinstance(outs, list) else [outs]
+            for t, w, d in zip(listed, want, out_dims if isinstance(out_dims, list)
+                               else [out_dims]):
+                assert isinstance(t, Tensor) and tuple(np.moveaxis(
+                    np.empty(t.shape), d, 0).shape) == w.shape, f"{name}: {how}, traced shape"
+            ran = run_graph(ctx.finish([t._sym for t in listed]), operands)
+            _check(name, list(ran) if isinstance(outs, list) else ran[0], out_dims, want,
+                   how + ", traced")
+    assert covered, f"{name}: the rule declined every sample"
+
+
+def test_the_families_have_rules():
+    for name in ("add", "exp", "where", "cast", "clip", "sum", "argmax", "cumsum",
+                 "matmul", "reshape", "transpose", "expand_dims", "squeeze",
+                 "broadcast_to", "concatenate", "stack", "getitem", "sort"):
+        assert name in BATCHED, name
