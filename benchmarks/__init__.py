@@ -12,4 +12,5 @@ TABLES = {
     "autodiff": "benchmarks.bench_autodiff",
     "numba": "benchmarks.bench_numba",
     "latency": "benchmarks.bench_latency",
+    "vectorize": "benchmarks.bench_vectorize",
 }

@@ -33,5 +33,6 @@ def test_benchmarks_quick_run(tmp_path):
     result = subprocess.run([sys.executable, "-m", "benchmarks", "--quick"], capture_output=True,
                             text=True, timeout=600, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
-    for table in ("eager", "function", "passes", "control", "autodiff", "numba", "latency"):
+    for table in ("eager", "function", "passes", "control", "autodiff", "numba", "latency",
+                  "vectorize"):
         assert f"{table}:" in result.stdout
