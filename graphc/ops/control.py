@@ -220,3 +220,12 @@ from graphc.ops import control_grad as _grad  # noqa: E402
 COND.grad = _grad.cond_grad
 SWITCH_CASE.grad = _grad.switch_case_grad
 WHILE_LOOP.grad = _grad.while_grad
+
+# --------------------------------------------------------------------------- batching
+# gc.vectorized_map: the rules batch the subgraphs by the same walk
+# (graphc/ops/control_batch.py).
+from graphc.ops import control_batch as _batch  # noqa: E402
+
+COND.batch = _batch.cond_rule
+SWITCH_CASE.batch = _batch.switch_case_rule
+WHILE_LOOP.batch = _batch.while_rule

@@ -229,3 +229,8 @@ def _declare_gradients():
 
 
 _declare_gradients()
+
+# batching (gc.vectorized_map): graphc/ops/index_batch.py
+from graphc.ops import index_batch as _ib  # noqa: E402
+
+GATHER.batch = _ib.gather

@@ -363,3 +363,8 @@ def _getitem_batch(args, dims, key):
 
 
 GETITEM.batch = _getitem_batch
+
+# batching (gc.vectorized_map): graphc/ops/index_batch.py
+from graphc.ops import index_batch as _ib  # noqa: E402
+
+TAKE.batch, TAKE_ALONG_AXIS.batch = _ib.take, _ib.take_along_axis

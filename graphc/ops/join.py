@@ -194,3 +194,12 @@ def _join_batch(op, extra: int):
 
 CONCATENATE.batch = _join_batch(CONCATENATE, 0)
 STACK.batch = _join_batch(STACK, 1)
+
+
+def _split_batch(args, dims, **attrs):
+    from graphc.ops import shape_batch
+
+    return shape_batch.split(SPLIT)(args, dims, **attrs)
+
+
+SPLIT.batch = _split_batch

@@ -332,3 +332,10 @@ def _matmul_batch(args, dims):
 
 
 MATMUL.batch = _matmul_batch
+
+# dot, inner, outer, tensordot, einsum: one einsum with a batch label
+# (graphc/ops/linalg_batch.py).
+from graphc.ops import linalg_batch as _lb  # noqa: E402
+
+DOT.batch, INNER.batch, OUTER.batch = _lb.dot, _lb.inner, _lb.outer
+TENSORDOT.batch, EINSUM.batch = _lb.tensordot, _lb.einsum

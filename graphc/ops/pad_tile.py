@@ -225,3 +225,15 @@ def _declare_gradients():
 
 
 _declare_gradients()
+
+
+# --------------------------------------------------------------------------- batching
+# gc.vectorized_map: the batch axis goes first, reps gain a 1 and pad widths a (0, 0) for
+# it (graphc/ops/shape_batch.py).
+def _declare_batching():
+    from graphc.ops import shape_batch
+
+    TILE.batch, PAD.batch = shape_batch.tile(TILE), shape_batch.pad(PAD)
+
+
+_declare_batching()

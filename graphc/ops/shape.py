@@ -409,3 +409,4 @@ for _op, _rule in ((RESHAPE, _sb.reshape), (TRANSPOSE, _sb.transpose),
     _op.batch = _rule(_op)
 FLIP.batch = _sb.along_axis(FLIP, flattens=False)
 SORT.batch, ARGSORT.batch = _sb.along_axis(SORT, True), _sb.along_axis(ARGSORT, True)
+REPEAT.batch = _sb.repeat(REPEAT)

@@ -114,3 +114,53 @@ def along_axis(op, flattens: bool):
             return bind(op, x, axis=tuple(bu.shift_axis(a, n) for a in axis)), 0
         return bind(op, x, axis=bu.shift_axis(axis, n)), 0
     return rule
+
+
+def tile(op):
+    """Example reps padded with ones to the example rank, and a 1 for the batch axis."""
+    def rule(args, dims, reps):
+        x, n = _front(args, dims)
+        if len(args) > 1 or n is None:
+            return NotImplemented
+        reps = (1,) * (n - len(reps)) + tuple(reps)
+        if len(reps) > n:  # the example gains leading axes: they go after the batch axis
+            x = bu.bind_expand(x, *range(1, 1 + len(reps) - n))
+        return bind(op, x, reps=(1,) + reps), 0
+    return rule
+
+
+def repeat(op):
+    def rule(args, dims, repeats, axis=None):
+        x, n = _front(args, dims)
+        if not n and axis is not None:  # NumPy's 0-d rules
+            return NotImplemented
+        if axis is None:
+            x = bu.flatten_examples(x)
+            return x if x is NotImplemented else (bind(op, x, repeats=repeats, axis=1), 0)
+        return bind(op, x, repeats=repeats, axis=bu.shift_axis(axis, n)), 0
+    return rule
+
+
+def pad(op):
+    """Widths ``(0, 0)`` for the batch axis (static widths only)."""
+    import numpy as np
+
+    def rule(args, dims, pad_width, mode="constant", constant_values=0):
+        x, n = _front(args, dims)
+        if len(args) > 1 or n is None:
+            return NotImplemented
+        widths = np.broadcast_to(np.asarray(pad_width, np.int64), (n, 2))
+        widths = ((0, 0),) + tuple((int(a), int(b)) for a, b in widths)
+        return bind(op, x, pad_width=widths, mode=mode, constant_values=constant_values), 0
+    return rule
+
+
+def split(op):
+    def rule(args, dims, indices_or_sections, axis=0):
+        x, n = _front(args, dims)
+        if not n:
+            return NotImplemented
+        outs = list(bind(op, x, indices_or_sections=indices_or_sections,
+                         axis=bu.shift_axis(axis, n)))
+        return outs, [0] * len(outs)
+    return rule

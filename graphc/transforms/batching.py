@@ -113,7 +113,11 @@ def _walk_node(node, env, size, leaves, looped) -> None:
         return
     result = NotImplemented
     if op.batch is not None and not effectful:
-        result = op.batch(args, dims, **attrs)
+        _WALKS.append((size, leaves, looped))  # for rules that walk subgraphs
+        try:
+            result = op.batch(args, dims, **attrs)
+        finally:
+            _WALKS.pop()
     if result is NotImplemented:
         looped.append(op.name)
         outs = _loop(node, args, dims, attrs, leaves, data_out)
@@ -149,3 +153,22 @@ def _loop(node, args, dims, attrs, leaves, data_out) -> list:
 
 def _known(shape):
     return None if shape is None else list(shape)
+
+
+_WALKS: list = []  # (size, leaves, looped) of the walks whose rules are running
+
+
+def walk_graph(graph, args, dims, size=None) -> list:
+    """A subgraph (a ``cond`` branch, a loop body) batched by the same walk, for a rule
+    running under it: ``args`` with batch axes ``dims`` bound to ``graph.inputs``; returns
+    each output's ``(tensor, batch axis)``. Its fallbacks join the enclosing call's
+    warning."""
+    if _WALKS:
+        size, leaves, looped = _WALKS[-1]
+    else:  # a rule called directly (the registry walk): fallbacks are not reported
+        size = bu.batch_size(args, dims) if size is None else size
+        leaves, looped = [bu.to_front(a, d) for a, d in zip(args, dims) if d is not None], []
+    env = {v.id: (a, d) for v, a, d in zip(graph.inputs, args, dims)}
+    for node in graph.nodes:
+        _walk_node(node, env, size, leaves, looped)
+    return [env[v.id] for v in graph.outputs]

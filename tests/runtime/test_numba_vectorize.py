@@ -43,9 +43,28 @@ def test_vectorized_map_compiles_natively():
 
 def test_fallback_loop_and_map_fn_compile_natively():
     def fn(x):
-        tiled = gc.vectorized_map(lambda r: gnp.tile(r, 2) * 2.0, x)
+        tiled = gc.vectorized_map(lambda r: gnp.trace(gnp.outer(r, r)) * 2.0, x)
         return tiled, gc.map_fn(lambda r: gnp.sum(r * r), x)
 
     tiled, sums = _compiled(fn, X)
-    np.testing.assert_allclose(tiled, np.tile(X, 2) * 2.0)
+    np.testing.assert_allclose(tiled, np.sum(X * X, axis=1) * 2.0)
     np.testing.assert_allclose(sums, np.sum(X * X, axis=1))
+
+
+def _control(row, w):
+    if gnp.sum(row) > 0:  # a per-example predicate: both branches, then where
+        row = gnp.tanh(row @ w)
+    else:
+        row = row[:3] * 2.0
+    n = 0
+    while gnp.sum(row) < 3.0:  # a per-example condition: masked loop
+        row = row + 0.5
+        n += 1
+    return row, n
+
+
+def test_per_example_if_and_while_compile_natively():
+    got, n = _compiled(lambda x, w: gc.vectorized_map(lambda r: _control(r, w), x), X, W)
+    want = [_control(gc.constant(X[i]), gc.constant(W)) for i in range(6)]
+    np.testing.assert_allclose(got, np.stack([np.asarray(r) for r, _ in want]), rtol=1e-12)
+    np.testing.assert_array_equal(n, [int(k) for _, k in want])

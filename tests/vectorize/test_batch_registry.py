@@ -86,7 +86,7 @@ def _check(name, got, dims, want, how):
 def test_batch_rule_matches_the_per_example_loop(name):
     op = all_ops()[name]
     covered = 0
-    for args, attrs in SAMPLES[name]:
+    for args, attrs in {**SAMPLES, **CONTROL}[name]:
         attrs = {k: freeze(v) for k, v in attrs.items()}
         for batched, axes in _cases(args):
             want = _want(op, args, attrs, batched)
@@ -118,3 +118,28 @@ def test_the_families_have_rules():
                  "matmul", "reshape", "transpose", "expand_dims", "squeeze",
                  "broadcast_to", "concatenate", "stack", "getitem", "sort"):
         assert name in BATCHED, name
+
+
+def _control_samples():
+    """cond / switch_case / while_loop nodes taken from small traced functions."""
+    import graphc as gc
+
+    def node_of(fn, *specs):
+        graph = gc.function(fn).get_concrete_function(*specs).graph
+        return next(n for n in graph.nodes if n.op.name in ("cond", "switch_case",
+                                                             "while_loop"))
+
+    f64 = gc.TensorSpec([3], gc.float64)
+    cond = node_of(lambda p, x: gc.cond(p, lambda: x * 2.0, lambda: x - 1.0),
+                   gc.TensorSpec([], gc.bool), f64)
+    switch = node_of(lambda i, x: gc.switch_case(i, [lambda: x, lambda: -x]),
+                     gc.TensorSpec([], gc.int32), f64)
+    loop = node_of(lambda x: gc.while_loop(lambda s: s[0] < 5.0, lambda s: s + 1.5, x), f64)
+    x = np.array([1.0, -2.0, 3.0])
+    return {"cond": [([np.array(True), x], dict(cond.attrs)),
+                     ([np.array(False), x], dict(cond.attrs))],
+            "switch_case": [([np.array(1, np.int32), x], dict(switch.attrs))],
+            "while_loop": [([x], dict(loop.attrs))]}
+
+
+CONTROL = _control_samples()  # the op registry's samples of these live elsewhere

@@ -77,6 +77,15 @@ CASES = {
                        gnp.concatenate([gnp.expand_dims(V, 0), x], axis=0)),
     "getitem": lambda x: (x[1], x[:, ::-1], x[..., None, 1:3]),
     "sort_flip": lambda x: (gnp.sort(x, axis=0), gnp.flip(x)),
+    "pad_tile_repeat_split": lambda x: (gnp.pad(x, ((1, 0), (0, 2))), gnp.tile(x, (2, 1, 1)),
+                                        gnp.repeat(x, 2, axis=1), gnp.split(x, 2, axis=1)),
+    "dot_family": lambda x: (gnp.dot(x, V), gnp.einsum("ij,jk->ik", x, W),
+                             gnp.tensordot(x, W, axes=1), gnp.inner(x, x),
+                             gnp.outer(x[0], V)),
+    "gathers": lambda x: (gnp.take(x, gc.cast(gnp.argmax(x, axis=1), gc.int32), axis=1),
+                          gnp.take_along_axis(x, gnp.argsort(x, axis=1), axis=1),
+                          gc.gather(x, [2, 0], axis=1),
+                          gnp.take(V, gnp.argmax(x, axis=1))),
     "mlp": lambda x: gnp.sum(gnp.tanh(gnp.reshape(x, (12,))[:4] @ W) ** 2),
 }
 
@@ -122,7 +131,7 @@ def test_closure_over_a_traced_tensor_and_a_dynamic_batch():
 
 
 def test_fallback_warns_once_listing_every_op():
-    fn = lambda x: gnp.tile(x, 2) + gnp.sum(gnp.repeat(x, 2))  # noqa: E731
+    fn = lambda x: gnp.trace(x) + gnp.vdot(x, x)  # noqa: E731
     want = _stacked(fn, gc.constant(X))
     for run in (lambda: gc.vectorized_map(fn, gc.constant(X)),
                 lambda: gc.function(lambda e: gc.vectorized_map(fn, e))(gc.constant(X))):
@@ -131,21 +140,21 @@ def test_fallback_warns_once_listing_every_op():
             got = run()
         mine = [w for w in caught if issubclass(w.category, gc.errors.VectorizationWarning)]
         assert len(mine) == 1
-        assert "tile" in str(mine[0].message) and "repeat" in str(mine[0].message)
+        assert "trace" in str(mine[0].message) and "vdot" in str(mine[0].message)
         _check(got, want)
 
 
 def test_fallback_loop_is_one_while_loop_node_in_the_graph():
-    f = gc.function(lambda e: gc.vectorized_map(lambda x: gnp.tile(x, 2), e))
+    f = gc.function(lambda e: gc.vectorized_map(lambda x: gnp.trace(x) * 2.0, e))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gc.errors.VectorizationWarning)
         text = str(f.get_concrete_function(gc.TensorSpec([5, 3, 4], gc.float32)).graph)
-    assert text.count("while_loop") == 1 and "tile" in text
+    assert text.count("while_loop") == 1 and "trace" in text
 
 
 def test_strict_mode_raises_naming_the_op():
-    with pytest.raises(ValueError, match="tile"):
-        gc.vectorized_map(lambda x: gnp.tile(x, 2), gc.constant(X),
+    with pytest.raises(ValueError, match="vdot"):
+        gc.vectorized_map(lambda x: gnp.vdot(x, x), gc.constant(X),
                           fallback_to_while_loop=False)
 
 
@@ -213,3 +222,78 @@ def test_unbatched_results_and_joins_with_a_batch_known_at_run_time():
         np.testing.assert_allclose(const, np.broadcast_to(V.numpy() * 2, (n, 4)))
         np.testing.assert_allclose(joined, np.stack([np.stack([X[i, 0], V.numpy()])
                                                      for i in range(n)]))
+
+
+# ------------------------------------------------------------------ control flow
+def _per_example_if(x):
+    if gnp.sum(x) > 0:
+        y = x * 2.0 + V
+    else:
+        y = gnp.tanh(x)
+    return y
+
+
+def _per_example_while(x):
+    s = x[0]
+    n = 0
+    while gnp.sum(s) < 6.0:
+        s = s + gnp.abs(x[1]) + 0.25
+        n += 1
+    return s, n
+
+
+def _nested(x):
+    t = gc.constant(0.0)
+    for k in range(3):  # an unbatched loop condition around a per-example if
+        if x[k, 0] > 0:
+            t = t + gnp.sum(x[k])
+        else:
+            t = t - 1.0
+    return t
+
+
+@pytest.mark.parametrize("fn", [_per_example_if, _per_example_while, _nested],
+                         ids=["if", "while", "for_if"])
+def test_per_example_control_flow_matches_stacking_slices(fn):
+    _both(fn, gc.constant(X))
+
+
+def test_switch_case_with_a_per_example_index():
+    def fn(x):
+        i = gc.cast(gnp.argmax(x[0]), gc.int32)
+        return gc.switch_case(i, [lambda: x[1], lambda: x[2] * 2.0, lambda: -x[0]])
+
+    _both(fn, gc.constant(X))
+
+
+def test_effects_in_a_per_example_branch_still_run_once_per_example():
+    def fn(x):
+        if gnp.sum(x) > 0:
+            gc.print("pos")
+            y = x
+        else:
+            y = -x
+        return y
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = gc.function(lambda e: gc.vectorized_map(fn, e))(gc.constant(X))
+    assert any("cond" in str(w.message) for w in caught
+               if issubclass(w.category, gc.errors.VectorizationWarning))
+    _check(got, [x if x.sum() > 0 else -x for x in X])
+
+
+def test_the_per_example_cond_rule_refuses_branch_effects():
+    from graphc.ops.control import COND
+
+    def fn(x):
+        if gnp.sum(x) > 0:
+            gc.print("pos")
+            x = x + 1.0
+        return x
+
+    graph = gc.function(fn).get_concrete_function(gc.TensorSpec([4], gc.float32)).graph
+    node = next(n for n in graph.nodes if n.op is COND)
+    pred = gc.constant(np.array([True, False]))
+    with pytest.raises(ValueError, match="cond.*effects"):
+        COND.batch([pred, gc.constant(X[:2, 0])], [0, 0], **node.attrs)

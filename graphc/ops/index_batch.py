@@ -1,0 +1,87 @@
+"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``take``,
+``take_along_axis`` and ``gather`` (installed by graphc/ops/indexing.py and gather.py).
+
+Batched params alone: the axis shifts (``axis=None``: each example flattened). Batched
+indices alone: the op as it is, the batch axis landing where the indices go. Both: a
+``gather`` with one more batch dim (``take``'s negative / wrapped / clipped indices are
+normalized first, so an out-of-range index still raises)."""
+
+from __future__ import annotations
+
+from graphc.ops import batch_util as bu
+from graphc.ops.registry import bind
+
+
+def _normalized(idx, n, mode):
+    from graphc.ops import elementwise as ew
+
+    if mode == "wrap":
+        return bind(ew.REMAINDER, idx, n)
+    if mode == "clip":
+        return bind(ew.MINIMUM, bind(ew.MAXIMUM, idx, 0), n - 1)
+    return bind(ew.WHERE, bind(ew.LESS, idx, 0), bind(ew.ADD, idx, n), idx)
+
+
+def take(args, dims, axis=None, mode="raise"):
+    from graphc.ops.gather import GATHER
+    from graphc.ops.indexing import TAKE
+
+    (a, da), (idx, di) = zip(args, dims)
+    n = bu.example_rank(a, da)
+    if n is None or (n == 0 and axis is not None):
+        return NotImplemented
+    if da is None:  # only the indices carry the batch
+        return bind(TAKE, a, idx, axis=axis, mode=mode), (di if axis is None else
+                                                          axis % n + di)
+    a = bu.to_front(a, da)
+    if axis is None:
+        a, ax = bu.flatten_examples(a), 1
+        if a is NotImplemented:
+            return NotImplemented
+    else:
+        ax = bu.shift_axis(axis, n)
+    if di is None:
+        return bind(TAKE, a, idx, axis=ax, mode=mode), 0
+    size = bu.shape_of(a)[ax]
+    if size is None or (size == 0 and mode != "raise"):
+        return NotImplemented
+    idx = _normalized(bu.to_front(idx, di), size, mode)
+    return bind(GATHER, a, idx, axis=ax, batch_dims=1), 0
+
+
+def take_along_axis(args, dims, axis):
+    from graphc.ops.indexing import TAKE_ALONG_AXIS
+
+    (a, da), (idx, di) = zip(args, dims)
+    n = bu.example_rank(a, da)
+    if n is None or (n == 0 and axis is not None):
+        return NotImplemented
+    a = bu.to_front(a, da) if da is not None else bu.bind_expand(a, 0)
+    idx = bu.to_front(idx, di) if di is not None else bu.bind_expand(idx, 0)
+    if axis is None:
+        a = bu.flatten_examples(a)
+        if a is NotImplemented:
+            return NotImplemented
+        return bind(TAKE_ALONG_AXIS, a, idx, axis=1), 0
+    return bind(TAKE_ALONG_AXIS, a, idx, axis=bu.shift_axis(axis, n)), 0
+
+
+def gather(args, dims, axis=None, batch_dims=0):
+    from graphc.ops.gather import GATHER
+
+    (p, dp), (idx, di) = zip(args, dims)
+    n, m = bu.example_rank(p, dp), bu.example_rank(idx, di)
+    if n is None or m is None or n == 0:
+        return NotImplemented
+    bd = batch_dims + m if batch_dims < 0 else batch_dims
+    ax = (bd if axis is None else axis) % n
+    if dp is None:  # indices alone: a leading batch dim of the indices, no batch_dims
+        if bd:
+            return NotImplemented
+        return bind(GATHER, p, idx, axis=ax, batch_dims=0), ax + di
+    p = bu.to_front(p, dp)
+    if di is None:
+        if bd:
+            return NotImplemented
+        return bind(GATHER, p, idx, axis=ax + 1, batch_dims=0), 0
+    return bind(GATHER, p, bu.to_front(idx, di), axis=ax + 1, batch_dims=bd + 1), 0
