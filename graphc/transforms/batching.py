@@ -31,7 +31,7 @@ from graphc.transforms.map_fn import leaves_of, map_fn
 __all__ = ["vectorized_map"]
 
 
-def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True, chunk_size=None):
     """``fn`` applied to every slice of ``elems`` along dimension 0, as one computation
     over the whole batch (``tf.vectorized_map``).
 
@@ -43,7 +43,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     matmul. Tensors ``fn`` reads from outside (closures) stay unbatched. Ops with no rule
     run in a loop over the batch; one ``gc.errors.VectorizationWarning`` lists them
     (``fallback_to_while_loop=False``: ``ValueError`` instead). Works eagerly and inside
-    ``gc.function``.
+    ``gc.function``. ``chunk_size=k`` runs the batch ``k`` examples at a time (the last
+    chunk smaller), bounding the memory of per-example intermediates.
 
     >>> w = gc.constant(np.ones((3, 2), np.float32))
     >>> x = gc.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
@@ -51,25 +52,49 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """
     leaves, treedef, size = leaves_of(elems, "gc.vectorized_map")
     graph, captured = _trace_example(fn, leaves, treedef)
-    env = {v.id: (x, 0) for v, x in zip(graph.inputs, leaves)}
-    for inner, outer in captured:
-        env[inner.id] = (outer, None)
     looped: list[str] = []
-    for node in graph.nodes:
-        _walk_node(node, env, size, leaves, looped)
+
+    def run(chunk, n):
+        return _batched(graph, captured, chunk, n, looped)
+
+    if chunk_size is None:
+        outs = run(leaves, size)
+    else:
+        from graphc.transforms.chunking import chunked
+
+        outs = chunked(run, leaves, size, chunk_size, graph.outputs)
     if looped:
         names = ", ".join(dict.fromkeys(looped))
         if not fallback_to_while_loop:
-            raise ValueError(
+            raise BatchingRefused(
                 f"gc.vectorized_map{source_info.where()}: no batching rule for op(s) {names}; "
-                "pass fallback_to_while_loop=True to run them in a loop over the batch")
+                "pass fallback_to_while_loop=True to run them in a loop over the batch",
+                tuple(dict.fromkeys(looped)))
         if warn:
             warnings.warn(
                 f"gc.vectorized_map{source_info.where()}: op(s) {names} have no batching "
                 "rule here and run in a loop over the batch", VectorizationWarning,
                 stacklevel=2)
-    outs = [bu.with_batch(*env[v.id], size) for v in graph.outputs]
     return nest.unflatten(graph.treedef, outs)
+
+
+def _batched(graph, captured, leaves, size, looped) -> list:
+    """The walk over ``graph`` for the batch ``leaves`` (of ``size`` examples): the
+    outputs, each with its batch axis at 0."""
+    env = {v.id: (x, 0) for v, x in zip(graph.inputs, leaves)}
+    for inner, outer in captured:
+        env[inner.id] = (outer, None)
+    for node in graph.nodes:
+        _walk_node(node, env, size, leaves, looped)
+    return [bu.with_batch(*env[v.id], size) for v in graph.outputs]
+
+
+class BatchingRefused(ValueError):
+    """``fallback_to_while_loop=False`` and some ops have no batching rule (``ops``)."""
+
+    def __init__(self, message, ops):
+        super().__init__(message)
+        self.ops = ops
 
 
 class _Example:

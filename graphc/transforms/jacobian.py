@@ -1,20 +1,26 @@
 """``GradientTape.jacobian`` and ``GradientTape.batch_jacobian``.
 
-For now a Jacobian is one reverse pass per row: the tape's records are walked once for
-each element of the target (each element of ``target[0]`` for ``batch_jacobian``),
-seeded with a one-hot cotangent, and the rows are stacked. Every row is computed before
-a non-persistent tape releases its records. Inside a ``gc.function`` each pass adds its
-backward nodes to the graph, so the graph grows with the target's size; SPEC section 8's
-``gc.vectorized_map`` will replace the loop by one batched pass once it exists.
+A Jacobian is one pullback with a batched cotangent: the tape's backward walk, seeded
+with one cotangent, is traced once and run by ``gc.vectorized_map`` over the one-hot
+seeds (the rows of an identity, one per element of the target, or of ``target[0]`` for
+``batch_jacobian``), so every row comes out of one batched computation (one set of
+backward nodes inside a ``gc.function``, whatever the target's size). When some op of
+the backward walk has no batching rule, a ``gc.errors.VectorizationWarning`` names them
+and the Jacobian falls back to one backward walk per row, the rows stacked. Every row is
+computed before a non-persistent tape releases its records. While another tape records
+(a Jacobian that is itself differentiated), the per-row walks are used so that tape
+sees every op.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from graphc.tracer import nest
+from graphc.errors import VectorizationWarning
+from graphc.tracer import nest, source_info
 from graphc.tracer.tensor import Tensor
 
 
@@ -24,14 +30,10 @@ def jacobian(tape, target, sources, unconnected_gradients="none"):
     shape = _static_shape(target, "target", "jacobian")
     source_leaves, treedef = nest.flatten(sources)
     n = math.prod(shape)
-    seeds = []
-    for i in range(n):
-        onehot = np.zeros(n, dtype=target.dtype)
-        onehot[i] = 1
-        seeds.append(onehot.reshape(shape))
-    rows = _passes(tape, target, source_leaves, seeds, unconnected_gradients)
-    out = [_stack(col, shape, leaf, unconnected_gradients, axis=0)
-           for col, leaf in zip(rows, source_leaves)]
+    seeds = np.eye(n, dtype=target.dtype).reshape((n,) + shape)
+    cols = _pullbacks(tape, target, source_leaves, seeds, unconnected_gradients, "jacobian")
+    out = [_finish(col, leaf, unconnected_gradients, lambda s: shape + s)
+           for col, leaf in zip(cols, source_leaves)]
     return nest.unflatten(treedef, out)
 
 
@@ -47,18 +49,19 @@ def batch_jacobian(tape, target, source, unconnected_gradients="none"):
                          f"source; got target shape {tshape} and source shape {sshape}")
     inner = tshape[1:]
     m = math.prod(inner)
-    seeds = []
-    for j in range(m):
-        onehot = np.zeros((tshape[0], m), dtype=target.dtype)
-        onehot[:, j] = 1
-        seeds.append(onehot.reshape(tshape))
-    (col,) = _passes(tape, target, [source], seeds, unconnected_gradients)
-    return _stack(col, inner, source, unconnected_gradients, axis=1)
+    # seed j: ones at element j of every example's target
+    seeds = np.broadcast_to(np.eye(m, dtype=target.dtype)[:, None, :], (m, tshape[0], m))
+    seeds = np.ascontiguousarray(seeds).reshape((m,) + tshape)
+    (col,) = _pullbacks(tape, target, [source], seeds, unconnected_gradients,
+                        "batch_jacobian")   # (m, b) + source.shape[1:]
+    return _finish(col, source, unconnected_gradients,
+                   lambda s: s[:1] + tuple(inner) + s[1:], examples_first=True)
 
 
-def _passes(tape, target, sources, seeds, unconnected):
-    """One backward walk per seed; ``[[grad of source k for each seed] for each k]``."""
-    from graphc.transforms import autodiff
+def _pullbacks(tape, target, sources, seeds, unconnected, api):
+    """The backward walk for every seed (dimension 0 of ``seeds``): for each source, a
+    tensor ``(len(seeds),) + source.shape`` or None where the source is unconnected."""
+    from graphc.transforms.batching import BatchingRefused
 
     if tape._used and not tape._persistent:
         raise RuntimeError(
@@ -69,42 +72,88 @@ def _passes(tape, target, sources, seeds, unconnected):
         raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                          f"{unconnected!r}")
     tape._used = True
-    cols = [[] for _ in sources]
     try:
         with tape.stop_recording():
-            for seed in seeds:
-                grads = autodiff.backward(tape, target, list(sources), seed, "none")
-                for col, g in zip(cols, grads):
-                    col.append(g)
+            if _other_tapes_record():
+                # the batched walk reads the records' tensors as constants: an outer
+                # tape would not see the Jacobian depend on them
+                return _per_row(tape, target, sources, seeds)
+            try:
+                return _batched(tape, target, sources, seeds)
+            except BatchingRefused as refused:
+                warnings.warn(
+                    f"GradientTape.{api}{source_info.where()}: op(s) {', '.join(refused.ops)} "
+                    "of the backward pass have no batching rule; one backward pass per "
+                    f"row ({len(seeds)} rows)", VectorizationWarning, stacklevel=4)
+            return _per_row(tape, target, sources, seeds)
     finally:
         if not tape._persistent:
             tape.reset()   # release the records (and what they keep alive)
-    return cols
 
 
-def _stack(rows, lead, source, unconnected, axis):
-    """Rows (one per target element) stacked into the Jacobian of one source."""
+def _other_tapes_record() -> bool:
+    from graphc.transforms.tape import _local
+
+    return bool(_local.tapes)
+
+
+def _batched(tape, target, sources, seeds):
+    """One pullback traced on one seed and batched over all of them."""
+    import graphc.numpy as gnp
+    from graphc.transforms import autodiff
+    from graphc.transforms.batching import vectorized_map
+
+    connected = []
+
+    def pull(seed):
+        grads = autodiff.backward(tape, target, list(sources), seed, "none")
+        connected[:] = [g is not None for g in grads]
+        # an unconnected source's placeholder: a scalar, broadcast and dropped
+        return [gnp.zeros((), dtype=target.dtype) if g is None else g for g in grads]
+
+    cols = vectorized_map(pull, seeds, fallback_to_while_loop=False)
+    return [c if ok else None for c, ok in zip(cols, connected)]
+
+
+def _per_row(tape, target, sources, seeds):
+    """One backward walk per seed, the rows stacked (zeros for a row a connected source
+    gets no cotangent in)."""
+    import graphc.numpy as gnp
+    from graphc.transforms import autodiff
+    from graphc.transforms.tape import unrecorded
+
+    rows = [[] for _ in sources]
+    for seed in seeds:
+        grads = autodiff.backward(tape, target, list(sources), seed, "none")
+        for col, g in zip(rows, grads):
+            col.append(g)
+    out = []
+    for col, source in zip(rows, sources):
+        if all(r is None for r in col):
+            out.append(None)
+            continue
+        with unrecorded():
+            zero = gnp.zeros(_static_shape(source, "source", "jacobian"), dtype=source.dtype)
+        out.append(gnp.stack([zero if r is None else r for r in col]))
+    return out
+
+
+def _finish(col, source, unconnected, layout, examples_first=False):
+    """The Jacobian of one source, of shape ``layout(source.shape)``, from its stacked
+    rows ``col`` (None: unconnected); ``examples_first``: ``col`` is ``(m, b, ...)``."""
     import graphc.numpy as gnp
     from graphc.transforms.autodiff import differentiable
     from graphc.transforms.tape import unrecorded
 
     if not (isinstance(source, Tensor) or _is_variable(source)) or not differentiable(source):
         return None
-    sshape = _static_shape(source, "source", "jacobian")
-    out_shape = tuple(lead) + sshape if axis == 0 else sshape[:1] + tuple(lead) + sshape[1:]
-    if all(r is None for r in rows):
-        if rows and unconnected == "none":
-            return None
-        with unrecorded():
-            return gnp.zeros(out_shape, dtype=source.dtype)
-    if any(r is None for r in rows):
-        with unrecorded():
-            zero = gnp.zeros(sshape, dtype=source.dtype)
-        rows = [zero if r is None else r for r in rows]
-    if axis == 0:
-        return gnp.reshape(gnp.stack(rows), out_shape)
-    stacked = gnp.stack(rows, axis=1)   # (b, m) + source.shape[1:]
-    return gnp.reshape(stacked, out_shape)
+    out_shape = layout(_static_shape(source, "source", "jacobian"))
+    if col is not None:
+        return gnp.reshape(gnp.moveaxis(col, 0, 1) if examples_first else col, out_shape)
+    if unconnected == "none":
+        return None
+    with unrecorded():
+        return gnp.zeros(out_shape, dtype=source.dtype)
 
 
 def _is_variable(x) -> bool:
