@@ -94,3 +94,4 @@ _install()
 del _install
 
 __version__ = "0.1.0"
+from graphc import saved_model  # noqa: E402  (after the ops it serializes are registered)

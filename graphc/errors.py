@@ -69,3 +69,15 @@ class VectorizationWarning(RuntimeWarning):
     One warning per call lists every such op; ``fallback_to_while_loop=False`` raises
     ``ValueError`` instead.
     """
+
+
+class SavedModelError(ValueError):
+    """A saved-graph directory cannot be written or read.
+
+    Saving: a graph holds something the format cannot represent (a Python callback, an
+    attr type without an entry in the attr table); the message names the op and attr.
+    Loading: the directory is malformed, truncated, tampered with or from a newer format
+    version, e.g. ``graph.json: graphs[0].nodes[3]: op 'frobnicate' is not a registered
+    graphc op``. Nothing from a saved directory is evaluated, so re-save it with a
+    graphc that can write it.
+    """

@@ -1,0 +1,165 @@
+"""gc.saved_model round trips: save, load (here and in a fresh process), compare."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import graphc as gc
+from graphc.errors import SavedModelError
+
+
+def _x(*shape, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def test_arithmetic_round_trip(tmp_path):
+    @gc.function
+    def f(x, y):
+        return gc.reduce_sum(x * y + 1.5, axis=0), x - y
+
+    a, b = _x(3, 4), _x(3, 4, seed=1)
+    want = f(a, b)
+    gc.saved_model.save(f, tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    got = m.f(a, b)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    assert set(os.listdir(tmp_path)) == {"graph.json", "constants.npz", "variables.npz",
+                                         "manifest.json"}
+
+
+def test_control_flow_from_autograph(tmp_path):
+    @gc.function
+    def f(x):
+        if gc.reduce_sum(x) > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        i = gc.constant(0)
+        while i < 3:
+            y = y + 1.0
+            i += 1
+        return y
+
+    pos, neg = np.abs(_x(5)), -np.abs(_x(5))
+    f(pos)
+    gc.saved_model.save(f, tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    np.testing.assert_allclose(m.f(pos).numpy(), pos * 2 + 3)
+    np.testing.assert_allclose(m.f(neg).numpy(), -neg + 3)
+    ops = {n["op"] for g in json.loads((tmp_path / "graph.json").read_text())["graphs"]
+           for n in g["nodes"]}
+    assert {"cond", "while_loop"} <= ops
+
+
+def test_variables_load_as_gc_variables(tmp_path):
+    v = gc.Variable([1.0, 2.0], name="w")
+
+    @gc.function
+    def step(x):
+        v.assign_add(x)
+        return v.read_value() * 2.0
+
+    step(np.ones(2, np.float32))
+    gc.saved_model.save(step, tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    (w,) = m.variables
+    assert isinstance(w, gc.Variable) and w.name == "w"
+    np.testing.assert_array_equal(w.numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(m.step(np.ones(2, np.float32)).numpy(), [6.0, 8.0])
+    np.testing.assert_array_equal(w.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])  # the original is untouched
+
+
+def test_module_with_methods_and_variables(tmp_path):
+    class Model:
+        def __init__(self):
+            self.scale = gc.Variable(3.0)
+
+        @gc.function(input_signature=[gc.TensorSpec([None], gc.float32)])
+        def apply(self, x):
+            return x * self.scale
+
+    model = Model()
+    gc.saved_model.save(model, tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    assert isinstance(m.scale, gc.Variable)
+    np.testing.assert_array_equal(m.apply(np.ones(4, np.float32)).numpy(), [3.0] * 4)
+
+
+def test_multiple_signatures_and_none_dims(tmp_path):
+    @gc.function(input_signature=[gc.TensorSpec([None, 2], gc.float32)])
+    def f(x):
+        return gc.reduce_sum(x, axis=1)
+
+    @gc.function
+    def g(x):
+        return x + 1
+
+    g(np.arange(3, dtype=np.int64))
+    g(np.ones((2, 2), np.float64))
+    gc.saved_model.save(None, tmp_path, signatures={"rows": f, "inc": g})
+    m = gc.saved_model.load(tmp_path)
+    assert sorted(m.signatures) == ["inc_0", "inc_1", "rows"]
+    for n in (1, 5, 17):  # None dims serve every matching shape
+        x = _x(n, 2)
+        np.testing.assert_allclose(m.f(x).numpy(), x.sum(1), rtol=1e-6)
+    np.testing.assert_array_equal(m.g(np.arange(3, dtype=np.int64)).numpy(), [1, 2, 3])
+    np.testing.assert_array_equal(m.g(np.ones((2, 2))).numpy(), np.full((2, 2), 2.0))
+    with pytest.raises(TypeError, match="matches no saved signature"):
+        m.f(_x(3, 3))
+
+
+def test_load_in_fresh_process_without_the_source(tmp_path):
+    src = tmp_path / "defining_module_xyz.py"
+    src.write_text(textwrap.dedent("""
+        import numpy as np, graphc as gc
+        @gc.function
+        def h(x):
+            y = x
+            for _ in gc.range(3):
+                y = y * 2.0
+            return gc.sqrt(gc.abs(y))
+        h(np.arange(4, dtype=np.float32))
+        gc.saved_model.save(h, SAVE_DIR)
+    """))
+    out = tmp_path / "saved"
+    code = src.read_text().replace("SAVE_DIR", repr(str(out)))
+    subprocess.run([sys.executable, "-c", code], check=True)
+    src.unlink()
+    check = textwrap.dedent(f"""
+        import sys, numpy as np, graphc as gc
+        m = gc.saved_model.load({str(out)!r})
+        assert not any("defining_module" in k for k in sys.modules)
+        got = m.h(np.arange(4, dtype=np.float32)).numpy()
+        np.testing.assert_allclose(got, np.sqrt(np.arange(4) * 8.0), rtol=1e-6)
+        print("ok")
+    """)
+    res = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"
+
+
+def test_python_callbacks_refuse_to_save(tmp_path):
+    @gc.function
+    def f(x):
+        return gc.numpy_function(np.sin, [x], gc.float32)
+
+    f(_x(3))
+    with pytest.raises(SavedModelError, match=r"numpy_function \(traced at .*"
+                       r"test_roundtrip\.py:\d+\)"):
+        gc.saved_model.save(f, tmp_path)
+
+
+def test_untraced_function_refuses_to_save(tmp_path):
+    @gc.function
+    def f(x):
+        return x
+
+    with pytest.raises(SavedModelError, match="has not been traced"):
+        gc.saved_model.save(f, tmp_path)
