@@ -225,3 +225,15 @@ def write(variable, value, mode: str) -> None:
 # Handles and writes carry no values to differentiate; a read's gradient reaches its
 # variable through the tape's variable hooks (graphc/transforms/tape.py), not this op.
 VARIABLE.grad = READ_VARIABLE.grad = ASSIGN_VARIABLE.grad = NOT_DIFFERENTIABLE
+
+
+# --------------------------------------------------------------------------- graph queries
+def read_handle(node):
+    """The handle value a ``read_variable`` node reads, else None (transforms use this
+    instead of testing op names)."""
+    return node.inputs[0] if node.op is READ_VARIABLE else None
+
+
+def is_handle_of(node, variable) -> bool:
+    """Whether ``node`` is a ``variable`` node holding ``variable`` by reference."""
+    return node.op is VARIABLE and node.attrs.get("ref") == variable.ref()

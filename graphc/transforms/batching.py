@@ -25,7 +25,7 @@ from graphc.ops import batch_util as bu
 from graphc.ops.control_trace import enter, to_value
 from graphc.ops.registry import bind
 from graphc.tracer import nest, source_info
-from graphc.tracer.tensor import _eager, _symbolic
+from graphc.tracer.tensor import _symbolic
 from graphc.transforms.map_fn import leaves_of, map_fn
 
 __all__ = ["vectorized_map"]
@@ -123,9 +123,6 @@ def _walk_node(node, env, size, leaves, looped) -> None:
     op = node.op
     data_out = [o for o in node.outputs if not o.aval.is_token]
     effectful = any(v.aval.is_token for v in node.inputs)
-    if op.name == "const":
-        env[data_out[0].id] = (_eager(node.attrs["value"].array), None)
-        return
     ins = [env[v.id] for v in node.inputs if not v.aval.is_token]
     args = [x for x, _ in ins]
     dims = [d for _, d in ins]

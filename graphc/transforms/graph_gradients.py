@@ -118,7 +118,7 @@ class _Walk:
         if isinstance(x, Variable):
             handle = state.handle(x)._sym
             reads = [self.of(n.outputs[0]) for n in self.ctx.nodes
-                     if n.op.name == "read_variable" and n.inputs[0] is handle]
+                     if state.read_handle(n) is handle]
             self.variables[id(x)] = (x, reads)
             self.live.update(r._sym.id for r in reads)
             for node in self.ctx.nodes:
@@ -138,14 +138,17 @@ class _Walk:
         enclosing graph (a captured handle: the subgraph's inputs are the node's last
         inputs, in order) or through a handle node of its own. A control-flow rule
         returns their cotangents (``autodiff.inner_reads``), as for a tape."""
+        from graphc.ops import state
+
         for g in node.subgraphs():
             skip = len(node.inputs) - len(g.inputs)
             inner = {v.id for v, outer in zip(g.inputs, node.inputs[skip:])
                      if outer.id in handles} if skip >= 0 else set()
             for n in g.nodes:
-                if n.op.name == "variable" and n.attrs.get("ref") == variable.ref():
+                read = state.read_handle(n)
+                if state.is_handle_of(n, variable):
                     inner.add(n.outputs[0].id)
-                elif n.op.name == "read_variable" and n.inputs[0].id in inner:
+                elif read is not None and read.id in inner:
                     self.inner_reads[n.outputs[0].id] = variable
                 self._reads_inside(n, inner, variable)
 
