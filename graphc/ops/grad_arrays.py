@@ -1,4 +1,5 @@
-"""Gradient rules of the joins and splits, ``pad`` and ``sort``; declared in
+"""Gradient rules of the joins and splits, ``pad``, ``sort`` and the rearranging shape
+ops (reshape, expand_dims, squeeze, transpose, flip); declared in
 ``join.py``, ``pad_tile.py`` and ``shape.py`` (the rule contract is in
 ``elementwise.py``'s gradients section; selections in ``segment.py``)."""
 
@@ -95,3 +96,30 @@ def reshape_grad(in_c_order):
         return (back,) + (None,) * (len(args) - 1)
 
     return grad
+
+
+def back_to_shape(cts, args, outs, **_):
+    """Ops that only rearrange: the cotangent reshaped to the input's shape (one dim
+    unknown while tracing is inferred; several are read at run time)."""
+    import numpy as np
+
+    from graphc.ops.shape import shape
+
+    dims = args[0].shape
+    if dims is None:
+        raise NotImplementedError("the gradient of a reshape of a tensor of unknown rank "
+                                  "is not implemented yet")
+    if sum(d is None for d in dims) > 1:
+        return (_np().reshape(cts[0], shape(args[0], out_type=np.int64)),)
+    return (_np().reshape(cts[0], tuple(-1 if d is None else d for d in dims)),)
+
+
+def transpose_grad(cts, args, outs, axes=None, **_):
+    import numpy as np
+
+    inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
+    return (_np().transpose(cts[0], inverse),)
+
+
+def flip_grad(cts, args, outs, axis=None, **_):
+    return (bind(get("flip"), cts[0], axis=axis),)

@@ -368,37 +368,15 @@ def rank(input, name=None):  # noqa: A002
 
 # --------------------------------------------------------------------------- gradients
 # (see the rule contract in graphc/ops/elementwise.py's gradients section)
-def _back_to_shape(cts, args, outs, **_):
-    """Ops that only rearrange: the cotangent reshaped to the input's shape (one dim
-    unknown while tracing is inferred; several are read at run time)."""
-    dims = args[0].shape
-    if dims is None:
-        raise NotImplementedError("the gradient of a reshape of a tensor of unknown rank "
-                                  "is not implemented yet")
-    if builtins.sum(d is None for d in dims) > 1:
-        return (reshape(cts[0], shape(args[0], out_type=np.int64)),)
-    return (reshape(cts[0], tuple(-1 if d is None else d for d in dims)),)
+from graphc.ops import grad_arrays as _ga  # noqa: E402  (the rules' bodies)
 
-
-def _transpose_grad(cts, args, outs, axes=None, **_):
-    inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
-    return (transpose(cts[0], inverse),)
-
-
-def _flip_grad(cts, args, outs, axis=None, **_):
-    return (bind(FLIP, cts[0], axis=axis),)
-
-
-RESHAPE.grad = EXPAND_DIMS.grad = SQUEEZE.grad = _back_to_shape
+RESHAPE.grad = _ga.reshape_grad(_ga.back_to_shape)  # F order too
+EXPAND_DIMS.grad = SQUEEZE.grad = _ga.back_to_shape
 BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums it back
-TRANSPOSE.grad = _transpose_grad
-FLIP.grad = _flip_grad
-ARGSORT.grad = SHAPE.grad = NOT_DIFFERENTIABLE
-
-from graphc.ops import grad_arrays as _ga  # noqa: E402  (rules for sort/repeat/F reshape)
-
+TRANSPOSE.grad = _ga.transpose_grad
+FLIP.grad = _ga.flip_grad
 SORT.grad, REPEAT.grad = _ga.sort_grad, _ga.selection(REPEAT)
-RESHAPE.grad = _ga.reshape_grad(_back_to_shape)
+ARGSORT.grad = SHAPE.grad = NOT_DIFFERENTIABLE
 
 # batching (gc.vectorized_map): the rules live in graphc/ops/shape_batch.py
 from graphc.ops import shape_batch as _sb  # noqa: E402
