@@ -28,7 +28,7 @@ from benchmarks.runner import (
     render_table,
 )
 from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt, np_power, power
-from graphc.runtime import loops, numba_cpu
+from graphc.runtime.cpu import loops, numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 
@@ -84,7 +84,7 @@ def _workloads(quick: bool):
 def _peak_extra(fn, *args):
     """Bytes the process's resident set grew to at most during one ``fn(*args)``
     (Linux: the peak is reset through /proc/self/clear_refs); None elsewhere."""
-    from graphc.runtime import recycle
+    from graphc.runtime.cpu import recycle
 
     recycle.release_all()  # a fresh result, as on a first call
 

@@ -22,7 +22,7 @@ import numpy as np
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 SIZES = (16, 1000)

@@ -222,7 +222,7 @@ class Variable:
     def _set(self, value: np.ndarray) -> None:
         """Store ``value`` (already checked, of the variable's dtype) as the new value;
         read-only, since reads hand out this very array. The compiled runtime stores the
-        values its programs computed through here too (``runtime/runners.py``). A caller
+        values its programs computed through here too (``runtime/cpu/runners.py``). A caller
         that computed ``value`` from the old one holds ``_lock`` (``_write`` and a
         ``gc.function`` call holding ``locks_of`` do)."""
         value.flags.writeable = False

@@ -8,7 +8,7 @@
 
 import os
 
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 
 
 def pytest_configure(config):

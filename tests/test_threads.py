@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.tracer import trace
 
 TIMEOUT = 10.0  # seconds a test waits for its threads (a deadlock fails, not hangs)

@@ -38,7 +38,7 @@ Why writing in place is safe, although every other op is functional:
 
 Do not use these ops outside that pattern: a push whose input buffer is still read
 afterwards would see it change. Their Numba emitters are in
-``graphc/runtime/kernels_save_stack.py``.
+``graphc/runtime/cpu/kernels_save_stack.py``.
 """
 
 from __future__ import annotations
@@ -153,6 +153,6 @@ def push(buffer, index, value):
     return bind(PUSH, buffer, index, value, initial=INITIAL_CAPACITY)
 
 
-from graphc.runtime import kernels_save_stack as _kernels  # noqa: E402
+from graphc.runtime.cpu import kernels_save_stack as _kernels  # noqa: E402
 
 EMPTY.kernel, PUSH.kernel = _kernels.empty, _kernels.push

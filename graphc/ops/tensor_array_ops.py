@@ -4,7 +4,7 @@ A TensorArray is a dense *buffer* of shape ``(capacity, *element_shape)`` and an
 *size* (the number of elements, ``<= capacity``). Every op is functional: a write returns
 a new buffer (a copy; a dynamic array grows by doubling) and the new size. Each op is
 declared once here, with its ``infer`` and NumPy ``ref``; their Numba kernels are in
-``graphc/runtime/kernels_tensor_array.py`` (imported at the end of this module, so the
+``graphc/runtime/cpu/kernels_tensor_array.py`` (imported at the end of this module, so the
 compiled backend knows them whenever the ops exist).
 
 * ``tensor_array_zeros(capacity)``: zeros of ``(capacity, *element_shape)``;
@@ -309,7 +309,7 @@ WRITE.grad, READ.grad, STACK.grad = _write_grad, _read_grad, _stack_grad
 
 # The Numba kernels: registered into the compiled backend's emitter table on import, and
 # kept on each OpDef as its ``kernel``.
-from graphc.runtime import kernels_tensor_array as _kernels  # noqa: E402
+from graphc.runtime.cpu import kernels_tensor_array as _kernels  # noqa: E402
 
 ZEROS.kernel, WRITE.kernel = _kernels.zeros, _kernels.write
 READ.kernel, STACK.kernel = _kernels.read, _kernels.stack

@@ -103,10 +103,11 @@ def _linked_sources() -> str:
     Numba's cache of a program does not notice when they change, so the directory does."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    linked = sorted(n for n in os.listdir(here)
+    linked = sorted(os.path.join(d, n) for d in (here, os.path.join(here, "cpu"))
+                    for n in os.listdir(d)
                     if n.startswith(("vmath", "numba_helpers")) and n.endswith(".py"))
-    for name in linked:
-        with contextlib.suppress(OSError), open(os.path.join(here, name), "rb") as f:
+    for path in linked:
+        with contextlib.suppress(OSError), open(path, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:8]
 
@@ -219,7 +220,7 @@ def info() -> dict:
         others = sorted(e for e in os.listdir(root()) if e != version_tag())
     except OSError:
         others = []
-    recycle = sys.modules.get("graphc.runtime.recycle")
+    recycle = sys.modules.get("graphc.runtime.cpu.recycle")
     return {"directory": d, "programs": programs, "bytes": size,
             "in_memory": len(_memory), "other_versions": others,
             "recycled_bytes": recycle.held_bytes() if recycle else 0}
@@ -238,8 +239,8 @@ def clear(memory: bool = True, disk: bool = True) -> None:
     if memory:
         with _memory_lock:
             _memory.clear()
-        if "graphc.runtime.recycle" in sys.modules:  # never import Numba just to clear
-            sys.modules["graphc.runtime.recycle"].release_all()
+        if "graphc.runtime.cpu.recycle" in sys.modules:  # never import Numba just to clear
+            sys.modules["graphc.runtime.cpu.recycle"].release_all()
     if disk:
         _clear_tree(root(), depth=0)
 

@@ -290,7 +290,7 @@ class ConcreteFunction:
             def execute(arrays):
                 return run_graph(graph, arrays)
         else:
-            from graphc.runtime import numba_cpu
+            from graphc.runtime.cpu import numba_cpu
 
             def swap(fast):  # called when the compiled program is ready (maybe a thread)
                 with self._lock:

@@ -294,7 +294,7 @@ class Function:
         concrete = self.get_concrete_function(*args, **kwargs)
         text = explain_text(concrete)
         if self._backend == "numba":
-            from graphc.runtime import numba_cpu
+            from graphc.runtime.cpu import numba_cpu
 
             runtime = concrete.runtime or numba_cpu.executor_for(concrete.optimized_graph)
             text += "\n\n=== runtime ===\n" + runtime.explain()

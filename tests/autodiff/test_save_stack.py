@@ -15,7 +15,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.ops import save_stack
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 

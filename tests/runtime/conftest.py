@@ -21,7 +21,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +45,7 @@ PROGRAM = """
 import json, os, sys, warnings
 import numpy as np
 from graphc.ops import registry
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.tracer.ir import Aval
 from graphc.tracer.trace import TraceContext
 

@@ -15,7 +15,8 @@ import pytest
 import graphc as gc
 from graphc.errors import FallbackWarning
 from graphc.ops import registry
-from graphc.runtime import cache, compile_queue, numba_cpu
+from graphc.runtime import cache, compile_queue
+from graphc.runtime.cpu import numba_cpu
 from graphc.tracer.ir import Aval
 from graphc.tracer.trace import TraceContext
 

@@ -1,4 +1,4 @@
-"""The Numba backend agrees with the reference interpreter (graphc.runtime.numba_cpu).
+"""The Numba backend agrees with the reference interpreter (graphc.runtime.cpu.numba_cpu).
 
 Numba compiles cost 0.3-2 s each on this machine, so each test packs many ops into one
 graph with many outputs: the whole file compiles about ten programs. Ints, bools, shape
@@ -16,7 +16,7 @@ import pytest
 
 from graphc.errors import InvalidArgumentError
 from graphc.ops import registry
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.interpreter import run_graph
 from graphc.tracer.ir import Aval
 from graphc.tracer.trace import TraceContext, freeze
@@ -404,7 +404,7 @@ def test_off_mode_and_lazy_import(monkeypatch):
     ex = numba_cpu.executor_for(_policy_graph())
     assert ex.backend == "numpy" and not ex.reasons and ex.program is None
     code = ("import sys, graphc\n"
-            "from graphc.runtime import numba_cpu, codegen\n"
+            "from graphc.runtime.cpu import numba_cpu, codegen\n"
             "import graphc as gc, numpy as np\n"
             "f = gc.function(lambda x: x * 2 + 1)\n"
             "g = f.get_concrete_function(gc.constant(np.ones(3, np.float32))).optimized_graph\n"

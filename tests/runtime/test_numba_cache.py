@@ -39,7 +39,7 @@ def test_float_matmul_compiles_in_a_fresh_process(tmp_path):
     script = textwrap.dedent("""
         import numpy as np
         import graphc as gc
-        from graphc.runtime import numba_cpu
+        from graphc.runtime.cpu import numba_cpu
         numba_cpu.settings.mode = "eager"
 
         @gc.function

@@ -1,5 +1,5 @@
 """Native control flow in the Numba backend: ``cond``, ``switch_case`` and ``while_loop``
-compile to ``if``/``elif``/``while`` inside the one program (graphc.runtime.kernels_control)
+compile to ``if``/``elif``/``while`` inside the one program (graphc.runtime.cpu.kernels_control)
 and agree with the interpreter exactly (ints) or to the documented float tolerance.
 
 Every form goes into one of two ``gc.function``s (each compile costs 0.5-2 s here): the two

@@ -13,7 +13,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.errors import InvalidArgumentError
-from graphc.runtime import runners
+from graphc.runtime.cpu import runners
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

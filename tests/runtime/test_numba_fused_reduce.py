@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.interpreter import run_graph
 
 pytestmark = pytest.mark.usefixtures("eager_compile")

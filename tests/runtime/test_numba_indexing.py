@@ -1,5 +1,5 @@
 """Compiled advanced indexing, take/gather/scatter and argwhere agree with the interpreter
-(graphc/runtime/kernels_index.py).
+(graphc/runtime/cpu/kernels_index.py).
 
 Each test is one graph holding many cases (a Numba compile costs ~1 s), run on two or
 three sets of inputs (the second with all-False masks, empty index arrays, zero-row
@@ -16,7 +16,7 @@ import pytest
 from test_numba_backend import F32, F64, I32, I64, U8, B, build, compare
 
 from graphc.errors import InvalidArgumentError, InvalidIndexError
-from graphc.runtime import numba_cpu, runners
+from graphc.runtime.cpu import numba_cpu, runners
 from graphc.runtime.interpreter import run_graph
 
 RNG = np.random.default_rng(7)

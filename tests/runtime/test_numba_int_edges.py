@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_numba_backend import build, check, compare, floats
 
-from graphc.runtime import loops
+from graphc.runtime.cpu import loops
 
 F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.runtime import numba_cpu, recycle
+from graphc.runtime.cpu import numba_cpu, recycle
 
 N = 1 << 20
 

@@ -25,8 +25,8 @@ import pytest
 from test_numba_backend import ULP_TOL, compare
 
 from graphc.ops.registry import all_ops, bind
-from graphc.runtime import numba_cpu
-from graphc.runtime.codegen import generate
+from graphc.runtime.cpu import numba_cpu
+from graphc.runtime.cpu.codegen import generate
 from graphc.runtime.interpreter import run_graph
 from graphc.tracer.ir import Aval
 from graphc.tracer.printer import node_signature
@@ -38,7 +38,7 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 
 # Ops the Numba backend does not compile yet, with the reason codegen gives (the node's
 # signature and source location stripped). Such a node runs on the interpreter (as its
-# own segment, see graphc/runtime/segments.py).
+# own segment, see graphc/runtime/cpu/segments.py).
 NOT_COMPILED = {
 }
 

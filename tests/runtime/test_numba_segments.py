@@ -1,5 +1,5 @@
 """Graphs with nodes that cannot be compiled (print, numpy_function, variables) run as
-compiled segments joined by Python (graphc.runtime.segments), effects in program order,
+compiled segments joined by Python (graphc.runtime.cpu.segments), effects in program order,
 and say so once (FallbackWarning) and in explain()."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Variables inside compiled programs (graphc/runtime/kernels_state.py).
+"""Variables inside compiled programs (graphc/runtime/cpu/kernels_state.py).
 
 Each case runs the same function on the compiled backend and on the interpreter
 (``backend="numpy"``), each with its own fresh variables, and compares the results and

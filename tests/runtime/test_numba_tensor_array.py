@@ -1,4 +1,4 @@
-"""gc.TensorArray compiled by the Numba backend (graphc/runtime/kernels_tensor_array.py):
+"""gc.TensorArray compiled by the Numba backend (graphc/runtime/cpu/kernels_tensor_array.py):
 programs that grow, read, stack, gather and scatter an array inside tensor loops run
 natively (backend "numba", no FallbackWarning) and give what NumPy by hand gives."""
 
@@ -12,7 +12,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.errors import InvalidArgumentError
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

@@ -11,7 +11,7 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

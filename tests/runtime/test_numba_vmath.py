@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from graphc.ops import registry
-from graphc.runtime import numba_cpu
+from graphc.runtime.cpu import numba_cpu
 from graphc.tracer.ir import Aval
 from graphc.tracer.trace import TraceContext
 

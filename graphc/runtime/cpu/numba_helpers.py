@@ -329,7 +329,7 @@ def hugepages(a):
 
 
 # the array/linalg and indexing helpers live in their own module (same ``H.`` namespace)
-from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
+from graphc.runtime.cpu.numba_helpers_arrays import (  # noqa: E402, F401
     along3,
     argwhere,
     index_norm,

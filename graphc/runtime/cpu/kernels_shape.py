@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ops.shapes import normalize_axes
-from graphc.runtime.kernels import (
+from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
     Val,

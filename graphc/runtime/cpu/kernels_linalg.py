@@ -29,7 +29,7 @@ import string
 
 import numpy as np
 
-from graphc.runtime.kernels import (
+from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
     contiguous,
@@ -38,7 +38,7 @@ from graphc.runtime.kernels import (
     permuted,
     shape_expr,
 )
-from graphc.runtime.kernels_array import _finish, _sum
+from graphc.runtime.cpu.kernels_array import _finish, _sum
 from graphc.tracer.ir import Aval
 
 

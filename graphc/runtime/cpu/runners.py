@@ -58,7 +58,7 @@ def runner(dispatcher, program, graph):
 
         return run_one
 
-    from graphc.runtime.recycle import Spares
+    from graphc.runtime.cpu.recycle import Spares
 
     spares = Spares(program.recycle) if program.recycle else None
     variables = [ref.deref() for ref, _aval in program.variables]

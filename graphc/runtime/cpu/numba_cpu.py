@@ -29,9 +29,10 @@ import warnings
 
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning
-from graphc.runtime import cache, cache_entry, cache_files, codegen, compile_queue
+from graphc.runtime import cache, cache_entry, cache_files, compile_queue
+from graphc.runtime.cpu import codegen
+from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
-from graphc.runtime.runners import runner
 from graphc.tracer import source_info
 
 
@@ -201,7 +202,7 @@ def executor_for(graph, on_compiled=None, strict=False):
         return ex
     blocked = ex.program.blocked
     if blocked and _setting("segments"):
-        from graphc.runtime import segments
+        from graphc.runtime.cpu import segments
 
         reasons = [r for _n, r in blocked]
         seg = segments.split(graph, [n for n, _r in blocked], reasons,

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from graphc.runtime.kernels import (
+from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
     Val,

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.kernels import Unsupported, Val, cast, emitter, np_type
-from graphc.runtime.kernels_state import TOKEN_NAME
+from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
+from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 
 
 def _truth(v: Val, what: str) -> str:

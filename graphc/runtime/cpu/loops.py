@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import os
 
-from graphc.runtime import kernels
-from graphc.runtime.kernels import Unsupported, Val, check_dtype, np_type
+from graphc.runtime.cpu import kernels
+from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, np_type
 
 # Results of at least this many bytes get transparent huge pages (``H.hugepages``), as
 # NumPy gives its arrays: first-touch page faults otherwise cost as much as the loop.

@@ -21,7 +21,7 @@ from __future__ import annotations
 from graphc.ops.gather import _gather_axes
 from graphc.ops.indexing import _expand
 from graphc.ops.shapes import normalize_axis
-from graphc.runtime.kernels import (
+from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
     contiguous,
@@ -31,7 +31,7 @@ from graphc.runtime.kernels import (
     permuted,
     shape_expr,
 )
-from graphc.runtime.kernels_shape import _getitem as _basic_getitem  # static basic keys
+from graphc.runtime.cpu.kernels_shape import _getitem as _basic_getitem  # static basic keys
 
 _FULL = ("slice", None, None, None)
 _MODES = {"raise": 0, "wrap": 1, "clip": 2}  # H.take4's modes; 3 is tf.gather's

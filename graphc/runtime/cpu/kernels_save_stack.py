@@ -12,7 +12,7 @@ user-facing error.
 
 from __future__ import annotations
 
-from graphc.runtime.kernels import Val, emitter, np_type, shape_expr
+from graphc.runtime.cpu.kernels import Val, emitter, np_type, shape_expr
 
 
 @emitter("save_stack_empty")

@@ -9,7 +9,7 @@ node and the user's line.
 
 from __future__ import annotations
 
-from graphc.runtime.kernels import Val, emitter, np_type, shape_expr
+from graphc.runtime.cpu.kernels import Val, emitter, np_type, shape_expr
 
 
 def _raise(g, cond: str, what: str, indent: str = "") -> None:

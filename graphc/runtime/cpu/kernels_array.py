@@ -25,8 +25,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from graphc.ops.shapes import normalize_axes, normalize_axis
-from graphc.runtime import kernels_reduce
-from graphc.runtime.kernels import (
+from graphc.runtime.cpu import kernels_reduce
+from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
     cast,
@@ -37,8 +37,8 @@ from graphc.runtime.kernels import (
     shape_expr,
     to_array,
 )
-from graphc.runtime.kernels_reduce import _split_axis
-from graphc.runtime.kernels_shape import operand_dims
+from graphc.runtime.cpu.kernels_reduce import _split_axis
+from graphc.runtime.cpu.kernels_shape import operand_dims
 from graphc.tracer.ir import Aval
 
 CONST_LIMIT = 1 << 22  # elements: larger static ranges are not kept as constants

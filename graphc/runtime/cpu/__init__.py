@@ -1,0 +1,1 @@
+"""The Numba CPU backend: code generation, kernels as source, compiled helpers, runners."""
