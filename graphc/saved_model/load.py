@@ -50,13 +50,18 @@ def load(path):
                         else MAX_NPZ_BYTES) for name in FILES}
     constants = _npz(data["constants.npz"], "constants.npz")
     values = _npz(data["variables.npz"], "variables.npz")
-    doc = _json(data["graph.json"], "graph.json")
+    return from_parts(data["graph.json"], constants, values)
+
+
+def from_parts(graph_json: bytes, constants: dict, values: dict, name="graph.json"):
+    """The loaded object for checked arrays and the (unchecked) ``graph.json`` bytes."""
+    doc = _json(graph_json, name)
     try:
         return _build(doc, constants, values)
     except SavedModelError as e:
-        raise SavedModelError(f"graph.json: {e}") from None
+        raise SavedModelError(f"{name}: {e}") from None
     except RecursionError:
-        raise SavedModelError("graph.json: nested too deeply") from None
+        raise SavedModelError(f"{name}: nested too deeply") from None
 
 
 # --------------------------------------------------------------------------- files

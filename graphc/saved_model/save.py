@@ -35,6 +35,27 @@ def save(obj, path, signatures=None) -> None:
 
     >>> gc.saved_model.save(f, "saved/f")     # doctest: +SKIP
     """
+    doc, constants, variables = document(obj, signatures)
+    blobs = {
+        "graph.json": to_json(doc).encode(),
+        "constants.npz": _npz(constants),
+        "variables.npz": _npz(variables),
+    }
+    os.makedirs(path, exist_ok=True)
+    manifest = {"format": schema.FORMAT, "version": list(schema.VERSION), "files": {}}
+    for name in FILES:
+        data = blobs[name]
+        with open(os.path.join(path, name), "wb") as f:
+            f.write(data)
+        manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(),
+                                   "size": len(data)}
+    with open(os.path.join(path, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+def document(obj, signatures=None) -> tuple:
+    """``(graph.json document, {constant name: array}, {variable key: array})`` for
+    ``obj`` and ``signatures`` as :func:`save` takes them (no files written)."""
     functions, extra_variables = _collect(obj, signatures)
     writer = _Writer()
     sigs = {}
@@ -52,21 +73,13 @@ def save(obj, path, signatures=None) -> None:
         "functions": {name: [s for s, _ in named] for name, named in functions.items()},
         "variables": writer.variable_entries(), "object_variables": writer.named_variables,
     }
-    blobs = {
-        "graph.json": json.dumps(doc, indent=1, allow_nan=False).encode(),
-        "constants.npz": _npz({n: a for n, a in writer.refs.constants.values()}),
-        "variables.npz": _npz({f"v{i}": _value(v) for i, v in writer.refs.variables.values()}),
-    }
-    os.makedirs(path, exist_ok=True)
-    manifest = {"format": schema.FORMAT, "version": list(schema.VERSION), "files": {}}
-    for name in FILES:
-        data = blobs[name]
-        with open(os.path.join(path, name), "wb") as f:
-            f.write(data)
-        manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(),
-                                   "size": len(data)}
-    with open(os.path.join(path, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
+    constants = dict(writer.refs.constants.values())
+    variables = {f"v{i}": _value(v) for i, v in writer.refs.variables.values()}
+    return doc, constants, variables
+
+
+def to_json(doc) -> str:
+    return json.dumps(doc, indent=1, allow_nan=False)
 
 
 # --------------------------------------------------------------------------- what to save

@@ -18,16 +18,8 @@ X = np.array([[1.0, -2.0, 3.0]], np.float32)
 
 
 @pytest.fixture(scope="module")
-def saved(tmp_path_factory):
-    v = gc.Variable([0.5, 1.5, 2.5], name="v")
-
-    @gc.function(input_signature=[gc.TensorSpec([None, 3], gc.float32)])
-    def f(x):
-        y = x * v + gc.constant([1.0, 2.0, 3.0])
-        if gc.reduce_sum(y) > 0:
-            y = y * 2.0
-        return gc.reduce_sum(y, axis=1)
-
+def saved(tmp_path_factory, branchy):
+    f = branchy
     path = tmp_path_factory.mktemp("fuzz") / "base"
     gc.saved_model.save(f, path)
     return path, f(X).numpy()
