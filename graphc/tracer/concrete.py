@@ -9,6 +9,7 @@ those variables' locks for the whole call (``_variable_guard``).
 from __future__ import annotations
 
 import threading
+import time
 import types
 
 import numpy as np
@@ -43,6 +44,7 @@ def _leaf_array(x):
 
 def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunction":
     """Trace ``python_fn`` on placeholders built from ``args`` (in parameter order)."""
+    started = time.perf_counter()
     ctx = TraceContext(function.__name__)
     ctx.function = function  # gc.Variable checks it: creating variables is first-trace-only
     input_names = {}
@@ -89,7 +91,9 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
             else:
                 template.append(leaf)
     graph = ctx.finish(values)
-    return ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+    concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+    concrete.trace_seconds = time.perf_counter() - started
+    return concrete
 
 
 def _check_array_argument(function, name, array) -> None:
@@ -159,6 +163,8 @@ class ConcreteFunction:
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
+        self.trace_reason = ""  # why gc.function traced it (fn.retrace_reasons' entry)
+        self.trace_seconds = None  # how long tracing took
         # builds of the executor and of optimized graphs (once each, however many
         # threads ask at once), and the swap to the compiled runner
         self._lock = threading.RLock()

@@ -224,6 +224,7 @@ class Function:
     def _trace(self, args, reason) -> ConcreteFunction:
         names = [p.name for p in self._params]
         concrete = trace_concrete(self, self._converted(), names, self._params, args)
+        concrete.trace_reason = reason
         self.tracing_count += 1
         self.retrace_reasons.append(reason)
         self._recent.append(True)
@@ -286,9 +287,15 @@ class Function:
         key = tuple(map(structure_key, flat_args))
         return self._lookup(key, flat_args)
 
-    def explain(self, *args, **kwargs) -> str:
+    def explain(self, *args, format="text", path=None, **kwargs) -> str:
         """Print (and return) what the optimizer did to the trace for these arguments:
-        each pass's changes and the optimized graph."""
+        each pass's changes and the optimized graph. ``format="html"`` returns (and
+        writes to ``path``, if given) the HTML report of every trace instead, tracing for
+        the arguments first when there are any (docs/inspecting.md)."""
+        if format != "text":
+            from graphc.pictures.report import explain_html
+
+            return explain_html(self, format, path, args, kwargs)
         from graphc.passes import explain_text
 
         concrete = self.get_concrete_function(*args, **kwargs)

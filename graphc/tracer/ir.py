@@ -151,6 +151,14 @@ class Graph:
 
         return to_dot(self)
 
+    def to_svg(self, engine: str = "auto") -> str:
+        """A picture of the graph as SVG text, bodies as nested clusters: drawn by
+        Graphviz's ``dot`` when installed, else by graphc's own layout
+        (``engine="dot"``/``"builtin"`` picks one; see docs/inspecting.md)."""
+        from graphc.pictures import to_svg
+
+        return to_svg(self, engine=engine)
+
 
 class FrozenAttrs(dict):
     """A hashable, read-only attribute dict (keys sorted for a stable identity)."""

@@ -1,0 +1,59 @@
+"""What runs where, for one trace: which nodes are compiled, which run in Python by
+design (user code, prints, variables, random draws: the stateful ops and those that run
+the user's own Python), which fall back to Python because they have no compiled kernel,
+and how the graph runs now (the runtime's own ``explain()``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graphc.tracer.printer import node_signature
+
+
+@dataclass
+class Where:
+    """``compiled``: count of top-level nodes compiled; ``python`` / ``fallback``:
+    ``(node, signature, why)`` for the others; ``status``: lines on how the graph runs;
+    ``kinds``: IR node -> ``"python"``/``"fallback"`` (for colouring pictures)."""
+
+    backend: str
+    compiled: int = 0
+    python: list = field(default_factory=list)
+    fallback: list = field(default_factory=list)
+    status: str = ""
+    kinds: dict = field(default_factory=dict)
+
+
+def runs_in_python_by_design(op) -> bool:
+    """Ops declared stateful or running user code stay in Python whatever the backend."""
+    return bool(op.stateful or op.extra.get("runs_user_code"))
+
+
+def where_it_runs(function, concrete) -> Where:
+    """Classify ``concrete``'s optimized graph for ``function``'s backend."""
+    graph = concrete.optimized_graph
+    if function._backend == "numpy":
+        return Where("numpy", status="backend: numpy (the reference interpreter runs "
+                     "every node; gc.function(backend='numba') compiles)")
+    where = Where("numba")
+    try:
+        from graphc.runtime.cpu import codegen
+
+        blocked = codegen.generate(graph).blocked
+    except Exception as e:  # noqa: BLE001 - the report must still be written
+        blocked = [(n, f"code generation failed: {type(e).__name__}: {e}")
+                   for n in graph.nodes]
+    for node, why in blocked:
+        sig = node_signature(graph, node)
+        why = why[len(sig) + 2:] if why.startswith(sig + ": ") else why
+        kind = "python" if runs_in_python_by_design(node.op) else "fallback"
+        getattr(where, kind).append((node, sig, why))
+        where.kinds[node] = kind
+    where.compiled = len(graph.nodes) - len(blocked)
+    runtime = concrete.runtime
+    if runtime is None:
+        where.status = ("not called yet: the program is generated and compiled on the "
+                        "first calls (see docs/runtime.md)")
+    else:
+        where.status = runtime.explain()
+    return where

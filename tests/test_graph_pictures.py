@@ -1,0 +1,153 @@
+"""``graph.to_svg()``: the built-in layered layout (no Graphviz needed), bodies as nested
+clusters, and Graphviz's ``dot`` used when it is on PATH (a fake ``dot`` stands in)."""
+
+import stat
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import graphc as gc
+from graphc.pictures import graphviz, to_svg
+from graphc.pictures.layout import layout
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@gc.function(backend="numpy")
+def looped(x, n):
+    s = gc.reduce_sum(x)
+    if s > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    i = 0
+    while i < n:
+        y = gc.math.sin(y) + 1.0
+        if gc.reduce_max(y) > 3.0:
+            y = y / 2.0
+        i += 1
+    return y, s
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return looped.get_concrete_function(np.ones(3, np.float32), gc.constant(2)).graph
+
+
+@pytest.fixture
+def no_dot(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no Graphviz
+    assert graphviz.dot_executable() is None
+
+
+def _classes(el):
+    return (el.get("class") or "").split()
+
+
+def _count(graph):
+    """Boxes the picture must hold: inputs, nodes and a results box, bodies included."""
+    n = len(graph.inputs) + len(graph.nodes) + bool(graph.outputs)
+    return n + sum(_count(sub) for node in graph.nodes for sub in node.subgraphs())
+
+
+def test_builtin_svg_is_xml_with_every_node_and_nested_clusters(graph, no_dot):
+    svg = graph.to_svg()  # no dot on PATH: the built-in drawing, no error
+    root = ET.fromstring(svg)
+    assert root.tag == SVG + "svg" and "graphc-graph" in _classes(root)
+    groups = list(root.iter(SVG + "g"))
+    nodes = [g for g in groups if "node" in _classes(g)]
+    assert len(nodes) == _count(graph)
+    clusters = [g for g in groups if "cluster" in _classes(g)]
+    # cond: 2 branches, while: cond and body, the cond inside the body: 2 more
+    assert len(clusters) == 6
+    labels = [g.find(SVG + "title").text for g in clusters]
+    assert sorted(labels) == ["body", "cond", "false_fn", "false_fn", "true_fn", "true_fn"]
+    body = next(g for g in clusters if g.find(SVG + "title").text == "body")
+    inner = [g for g in body.iter(SVG + "g") if "cluster" in _classes(g) and g is not body]
+    assert sorted(g.find(SVG + "title").text for g in inner) == ["false_fn", "true_fn"]
+    tips = " ".join(g.find(SVG + "title").text for g in nodes)
+    assert "while_loop" in tips and "traced at" in tips and __file__ in tips
+
+
+def test_layout_edges_go_down_and_boxes_do_not_overlap():
+    @gc.function(backend="numpy")
+    def wide(x, y):
+        parts = [x * float(i) + y for i in range(6)]
+        return gc.reduce_sum(gc.stack(parts)) + x[0] * y[1]
+
+    g = wide.get_concrete_function(np.ones(2, np.float32), np.ones(2, np.float32)).graph
+    lay = layout(g)
+    boxes = [b for b in lay.boxes if b.kind != "dummy"]
+    assert len(boxes) == len(g.inputs) + len(g.nodes) + 1
+    for points, _control in lay.edges:
+        assert points[-1][1] > points[0][1]  # every edge enters its target from above
+        assert all(b[1] >= a[1] for a, b in zip(points, points[1:]))
+    for a in lay.boxes:
+        assert 0 <= a.x and a.x + a.w <= lay.w and 0 <= a.y and a.y + a.h <= lay.h
+        for b in lay.boxes:
+            if a is not b and a.layer == b.layer:
+                assert a.x + a.w <= b.x or b.x + b.w <= a.x, (a, b)
+
+
+def test_bend_points_are_bounded_and_long_edges_still_drawn(monkeypatch):
+    @gc.function(backend="numpy")
+    def chain(x):
+        y = x
+        for _ in range(40):
+            y = y * 0.5 + x  # x is read all along the chain: long edges
+        return y
+
+    g = chain.get_concrete_function(np.ones(2, np.float32)).graph
+    full = layout(g)
+    monkeypatch.setattr("graphc.pictures.layout.BEND_BUDGET", 10)
+    cut = layout(g)
+    dummies = [b for b in cut.boxes if b.kind == "dummy"]
+    assert len(dummies) <= 10 < sum(b.kind == "dummy" for b in full.boxes)
+    assert cut.count_boxes() == full.count_boxes() == _count(g)
+    assert len(cut.edges) == len(full.edges)  # every edge is still drawn
+    assert sorted(len(p) for p, _c in cut.edges)[0] == 2
+
+
+def _fake_dot(tmp_path, body: str) -> str:
+    """A ``dot`` executable on PATH that runs ``body`` (Python) on its stdin."""
+    exe = tmp_path / "dot"
+    exe.write_text(f"#!{sys.executable}\nimport sys\n{body}\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return str(exe)
+
+
+def test_dot_on_path_is_used_and_its_svg_trimmed(graph, tmp_path, monkeypatch):
+    seen = tmp_path / "seen.dot"
+    _fake_dot(tmp_path, f"open({str(seen)!r}, 'w').write(sys.stdin.read())\n"
+              "print('<?xml version=\"1.0\"?>\\n<!DOCTYPE svg>\\n<!-- G -->')\n"
+              "print('<svg xmlns=\"http://www.w3.org/2000/svg\"><!-- c --><g class=\"x\"/>"
+              "</svg>')")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    svg = graph.to_svg()
+    assert svg == '<svg xmlns="http://www.w3.org/2000/svg"><g class="x"/></svg>'
+    assert seen.read_text() == graph.to_dot()  # dot was given the graph's DOT text
+    assert "graphc-graph" in graph.to_svg(engine="builtin")  # the built-in on request
+
+
+def test_failing_dot_falls_back_unless_asked_for(graph, tmp_path, monkeypatch):
+    _fake_dot(tmp_path, "sys.stderr.write('Error: syntax error in line 1'); sys.exit(1)")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert "graphc-graph" in graph.to_svg()
+    with pytest.raises(graphviz.GraphvizError, match="status 1.*syntax error in line 1"):
+        graph.to_svg(engine="dot")
+
+
+def test_missing_dot_and_bad_engine_errors(graph, no_dot):
+    with pytest.raises(graphviz.GraphvizError, match="'dot' was not found.*builtin"):
+        graph.to_svg(engine="dot")
+    with pytest.raises(ValueError, match="unknown engine 'png'"):
+        to_svg(graph, engine="png")
+
+
+def test_svg_escapes_hostile_names(no_dot):
+    f = gc.function(lambda x: x + 1.0, backend="numpy", name='<b onload="x()">&')
+    svg = f.get_concrete_function(np.ones(2, np.float32)).graph.to_svg()
+    ET.fromstring(svg)  # still well-formed
+    assert "<b " not in svg and "&lt;b onload=&quot;x()&quot;&gt;&amp;" in svg

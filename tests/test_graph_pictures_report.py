@@ -1,0 +1,139 @@
+"""``fn.explain(format="html")``: one self-contained HTML report per function, checked
+by parsing it (sections, one picture per graph, clusters for bodies, nothing external,
+every user string escaped)."""
+
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import graphc as gc
+
+HOSTILE = '<script>alert("name")</script><img src=x onerror=alert(1)>&amp;'
+
+
+class Page(HTMLParser):
+    """Tags as (tag, attrs, path of enclosing tags), and the text under <title>."""
+
+    VOID = {"meta", "br", "img", "input", "link", "hr", "path", "rect"}
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.stack, self.title = [], [], ""
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs), tuple(self.stack)))
+        if tag not in self.VOID:
+            self.stack.append((tag, dict(attrs).get("class", "")))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs), tuple(self.stack)))
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1][0] == "title" and len(self.stack) == 3:
+            self.title += data
+
+    def having(self, tag, cls=None):
+        return [t for t in self.tags
+                if t[0] == tag and (cls is None or cls in t[1].get("class", "").split())]
+
+
+def body(x, n):
+    if gc.reduce_sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    i = 0
+    while i < n:
+        y = y * 0.5 + 1.0
+        i += 1
+    y = gc.numpy_function(np.sqrt, [gc.abs(y)], gc.float32)
+    return y + 0.0 * 3.0
+
+
+@pytest.fixture(scope="module")
+def report():
+    fn = gc.function(body, name=HOSTILE)  # numba backend: never called, only traced
+    fn.get_concrete_function(np.ones(3, np.float32), gc.constant(2))
+    text = fn.explain(np.ones(4, np.float32), gc.constant(2), format="html")
+    return fn, text, Page(text)
+
+
+def test_report_sections_and_one_picture_per_graph(report):
+    fn, text, page = report
+    assert text.startswith("<!DOCTYPE html>") and fn.tracing_count == 2
+    traces = page.having("section", "trace")
+    assert [t[1]["id"] for t in traces] == ["trace-1", "trace-2"]
+    svgs = page.having("svg")
+    assert len(svgs) == 4  # traced and optimized graph, per trace
+    figures = [p[-1][1] for _t, _a, p in svgs]
+    assert figures == ["graph traced", "graph optimized"] * 2
+    for heading in ("Graph as traced", "Optimization passes", "Graph after the passes",
+                    "What runs where", "Why it traced, each time"):
+        assert f">{heading}</h3>" in text
+    assert "argument &#x27;x&#x27;: float32[3] -&gt; float32[4]" in text  # retrace reason
+    assert "tracing took" in text and "optimization passes took" in text
+    assert text.count("x: float32 Tensor, shape=(3,)") >= 1
+    assert "x: float32 Tensor, shape=(4,)" in text
+
+
+def test_bodies_are_nested_clusters_and_python_nodes_marked(report):
+    _fn, _text, page = report
+    clusters = page.having("g", "cluster")
+    # per trace and graph: true_fn, false_fn, while's cond and body (fusion may add more)
+    in_traced = [c for c in clusters if any(cls == "graph traced" for _t, cls in c[2])]
+    assert len(in_traced) == 2 * 4
+    for _tag, _attrs, path in in_traced:  # inside the control-flow node's own box
+        assert any(t == "g" and cls == "node control" for t, cls in path)
+    python = page.having("g", "python")
+    assert len(python) == 2  # the numpy_function node of each optimized graph
+    assert all(any(cls == "graph optimized" for _t, cls in p) for _t, _a, p in python)
+    assert len(page.having("g", "fallback")) == 2  # the add reading its result
+
+
+def test_where_it_runs_table(report):
+    _fn, text, page = report
+    assert len(page.having("table", "where")) == 2
+    assert ">Python (by design)</th><td>1 node(s)<ul><li><code>" in text
+    assert "numpy_function" in text
+    # numpy_function's result has no known rank, so the add after it has no kernel
+    assert ">fallback to Python</th><td>1 node(s)<ul><li><code>" in text
+    assert "= add %10 %3</code>: operand of unknown rank (traced at " in text
+    assert "not called yet" in text
+
+
+def test_report_is_self_contained_and_escapes_user_strings(report):
+    _fn, text, page = report
+    tags = {t for t, _a, _p in page.tags}
+    assert not tags & {"script", "img", "link", "iframe", "object", "embed", "base"}
+    for tag, attrs, _path in page.tags:
+        assert "src" not in attrs and not any(k.startswith("on") for k in attrs), tag
+        assert attrs.get("href", "#").startswith("#"), attrs
+    assert "url(http" not in text and "@import" not in text
+    assert page.title == "graphc report: " + HOSTILE  # the name, shown as text
+    assert HOSTILE not in text
+
+
+def test_numpy_backend_path_and_format_errors(tmp_path):
+    fn = gc.function(lambda x: gc.reduce_sum(x * x), backend="numpy", name="sq")
+    assert "No traces yet" in fn.explain(format="html")
+    out = tmp_path / "sq.html"
+    text = fn.explain(np.ones(2), format="html", path=str(out))
+    assert out.read_text(encoding="utf-8") == text
+    assert "backend: numpy (the reference interpreter" in text
+    assert len(Page(text).having("svg")) == 2
+    with pytest.raises(ValueError, match="format='svg'.*'text'.*'html'.*positionally"):
+        fn.explain(np.ones(2), format="svg")
+
+
+def test_input_signature_traces_for_the_report():
+    fn = gc.function(lambda x: -x, backend="numpy", name="neg",
+                     input_signature=[gc.TensorSpec([None], gc.float32)])
+    page = Page(fn.explain(format="html"))
+    assert len(page.having("section", "trace")) == 1
