@@ -4,6 +4,7 @@ Public API re-exports only; each name is defined in the module that owns it.
 """
 
 from graphc import autograph, config, debugging, errors, math, random
+from graphc.device import device
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
     complex64,

@@ -4,7 +4,8 @@ Public surface (re-exported as ``gc.config``):
 
 * ``set_dtype_promotion("numpy" | "strict")`` / ``get_dtype_promotion()``
 * ``optimizer.set_options({...})`` / ``optimizer.get_options()``
-* ``list_devices()``
+* ``list_devices()``, ``list_physical_devices(device_type=None)``,
+  ``list_logical_devices(device_type=None)`` (docs/devices.md)
 
 Environment variables (read here and nowhere else):
 
@@ -124,5 +125,39 @@ def jit_mode() -> str:
 
 
 def list_devices() -> list[str]:
-    """Names of the devices graphc can place work on, e.g. ``["cpu:0"]``."""
-    return ["cpu:0"]
+    """Short names of the devices graphc can place work on, e.g. ``["cpu:0", "cuda:0"]``
+    (pass one to ``gc.device``)."""
+    from graphc.device import names
+
+    return names.short_names()
+
+
+def list_physical_devices(device_type=None) -> list:
+    """TensorFlow's ``tf.config.list_physical_devices``: ``PhysicalDevice(name=
+    "/physical_device:GPU:0", device_type="GPU")`` objects, only ``device_type``'s
+    (``"CPU"``, ``"GPU"``; ``None``: all).
+
+    >>> gc.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    from graphc.device import names
+
+    return [names.PhysicalDevice(f"/physical_device:{names.tf_index(d)}",
+                                 names.device_type_of(d)) for d in _listed(device_type)]
+
+
+def list_logical_devices(device_type=None) -> list:
+    """TensorFlow's ``tf.config.list_logical_devices``: ``LogicalDevice(name=
+    "/device:GPU:0", device_type="GPU")`` objects (pass one to ``gc.device``), only
+    ``device_type``'s (``"CPU"``, ``"GPU"``; ``None``: all)."""
+    from graphc.device import names
+
+    return [names.LogicalDevice(f"/device:{names.tf_index(d)}", names.device_type_of(d))
+            for d in _listed(device_type)]
+
+
+def _listed(device_type) -> list[str]:
+    from graphc.device import names
+
+    kinds = names.device_types(device_type)
+    return [d for d in names.short_names() if d.partition(":")[0] in kinds]

@@ -12,6 +12,8 @@ import operator
 
 import numpy as np
 
+from graphc.device import placement
+from graphc.device.scope import placing as _placing
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.errors import InvalidArgumentError
 from graphc.ops import shape_args
@@ -155,6 +157,8 @@ def _convert(value, dtype, literal):
     if trace.active():
         return _symbolic(trace.current().constant(arr))
     arr.flags.writeable = False
+    if _placing:  # some thread has an accelerator scope open: maybe this one
+        return placement.place_new(_eager(arr))
     return _eager(arr)
 
 
@@ -320,8 +324,12 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
 
 
 def copy(a) -> Tensor:
-    """``np.copy``: a tensor with the same value (under a device scope, placed there)."""
-    return bind(IDENTITY, a)
+    """``np.copy``: a tensor with the same value. Eagerly, under a ``gc.device`` scope
+    the copy is made on that device (from whichever device ``a`` is on); this is how
+    tensors move between devices (docs/devices.md)."""
+    if trace.active():
+        return bind(IDENTITY, a)
+    return placement.copy(a, IDENTITY)
 
 
 def tf_identity(x, name=None) -> Tensor:

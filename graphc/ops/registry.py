@@ -18,10 +18,13 @@ from typing import Callable
 import numpy as np
 
 from graphc import config
+from graphc.device import placement as _placement
+from graphc.device import scope as _scope
 from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
 from graphc.errors import InvalidArgumentError, InvalidIndexError, SymbolicTensorError
 from graphc.ops.weak_scalars import _WEAK_ARRAYS, _all_weak, _weak_array
 from graphc.tracer import source_info, trace, weak
+from graphc.tracer.device_tensor import DeviceTensor
 from graphc.tracer.tensor import Tensor, _eager
 from graphc.transforms import tape as _tape
 
@@ -33,6 +36,9 @@ _open = trace.open_contexts
 _local = trace.local
 _taping = _tape.recording  # non-empty while a GradientTape records (any thread)
 _state = config.state
+# ``if _placing and _scoped.stack``: the calling thread has a device scope open while some
+# thread places work on an accelerator; ``_made``: some device tensor exists
+_placing, _scoped, _made = _scope.placing, _scope.local, _placement.made
 
 ALL = "all"
 
@@ -186,6 +192,8 @@ def _bind_weak(op: OpDef, args, attrs):
 
 
 def _to_array(value, op):
+    if type(value) is DeviceTensor:  # kept whole: the device dispatch or a trace takes it
+        return value
     as_tensor = getattr(value, "_graphc_tensor_", None)
     if as_tensor is not None:  # a gc.Variable: read it (a read node while tracing)
         value = as_tensor()
@@ -211,6 +219,10 @@ def _bind(op: OpDef, args, attrs):
         if weak.any_weak():
             return _bind_weak(op, args, attrs)
         return _local.stack[-1].bind(op, _operands(op, args), attrs)
+    if _placing and _scoped.stack or _made and _placement.has_device_tensor(args):
+        out = _placement.run_eager(op, args, attrs, _operands)
+        if out is not None:
+            return out
     # Fast path for the commonest eager call: one or two eager tensors, no promotion
     # check needed (a mixed-dtype pair under strict promotion takes the full path).
     n = len(args)
@@ -299,7 +311,7 @@ def fast_unary(op: OpDef):
     ref = op.ref
 
     def call(x):
-        if type(x) is Tensor and not (_open and _local.stack) and not _taping:
+        if type(x) is Tensor and not (_open and _local.stack) and not _taping and not _placing:
             a = x._np
             if a is not None:
                 try:
@@ -321,7 +333,7 @@ def fast_binary(op: OpDef):
     weak_all = op.weak == ALL
 
     def call(x, y):
-        if not (_open and _local.stack) and not _taping:
+        if not (_open and _local.stack) and not _taping and not _placing:
             tx, ty = type(x), type(y)
             a = b = None
             if tx is Tensor:

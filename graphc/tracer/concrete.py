@@ -15,9 +15,13 @@ import types
 import numpy as np
 
 from graphc import config
+from graphc.device import placement
+from graphc.device.scope import local as _scoped
+from graphc.device.scope import placing as _placing
 from graphc.dtypes import check_plain_array
 from graphc.ops.state import argument_input, is_resource
 from graphc.tracer import ir, nest
+from graphc.tracer.device_tensor import DeviceTensor
 from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
@@ -38,6 +42,8 @@ def _leaf_array(x):
     """The run-time value fed for one input leaf: an array, or a variable's handle."""
     if type(x) is Tensor:
         return x._np
+    if type(x) is DeviceTensor:
+        return x  # kept: _call_bound runs the call on its device
     handle = getattr(x, "_graphc_handle", None)
     return np.asarray(x) if handle is None else handle
 
@@ -165,6 +171,7 @@ class ConcreteFunction:
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
         self.trace_reason = ""  # why gc.function traced it (fn.retrace_reasons' entry)
         self.trace_seconds = None  # how long tracing took
+        self._device_executors = {}  # accelerator -> (optimizer_version, executor)
         # builds of the executor and of optimized graphs (once each, however many
         # threads ask at once), and the swap to the compiled runner
         self._lock = threading.RLock()
@@ -262,6 +269,12 @@ class ConcreteFunction:
             for a in flat_args:
                 leaves, _ = nest.flatten(a)
                 arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
+        if _placing and _scoped.stack or placement.made and placement.has_device_tensor(
+                arrays):
+            device = placement.choose(arrays, f"gc.function {self.name!r}")
+            if device != placement.CPU:
+                outs = placement.run_call(self, device, arrays)
+                return outs[0] if self._single else self._wrap_outputs(outs)
         return self._call_arrays(arrays)
 
     def _call_arrays(self, arrays):
@@ -317,7 +330,7 @@ class ConcreteFunction:
     def _wrap_outputs(self, outs):
         leaves = list(self._out_template)
         for slot, arr in zip(self._tensor_slots, outs):
-            leaves[slot] = _eager(arr)
+            leaves[slot] = arr if isinstance(arr, Tensor) else _eager(arr)
         return nest.unflatten(self._out_treedef, leaves)
 
 

@@ -21,6 +21,8 @@ import weakref
 import numpy as np
 
 from graphc import config
+from graphc.device.scope import local as _scoped
+from graphc.device.scope import placing as _placing
 from graphc.errors import RetracingWarning
 from graphc.tracer import nest, source_info, trace
 from graphc.tracer.concrete import ConcreteFunction, trace_concrete
@@ -127,6 +129,8 @@ class Function:
         if _open and _local.stack:
             return self._converted()(*args, **kwargs)
         fast = self._fast
+        if _placing and _scoped.stack:
+            fast = None  # maybe on an accelerator: _call_bound places the call
         if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
             a = args[0]  # one tensor argument: the commonest hot call, no loop
             t = type(a)

@@ -88,6 +88,8 @@ class Tensor:
 
     @property
     def device(self) -> str:
+        """The short name of the device holding the value: ``"cpu:0"`` here; tensors on
+        a GPU (``graphc.tracer.device_tensor``) say ``"cuda:0"`` and so on."""
         return "cpu:0"
 
     @property
@@ -284,7 +286,8 @@ class Tensor:
 def _operand(other) -> bool:
     """Whether a Tensor operator takes ``other``: numbers, arrays, lists and anything that
     converts itself (a ``gc.Variable``: ``t * v`` reads it, like ``v * t``)."""
-    return isinstance(other, _OPERAND_TYPES) or hasattr(other, "_graphc_tensor_")
+    return (isinstance(other, _OPERAND_TYPES) or isinstance(other, Tensor)  # subclasses
+            or hasattr(other, "_graphc_tensor_"))
 
 
 def _to_numpy(obj):
