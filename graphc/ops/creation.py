@@ -17,13 +17,16 @@ from graphc.device.scope import placing as _placing
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.errors import InvalidArgumentError
 from graphc.ops import shape_args
+from graphc.ops.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
 from graphc.ops.registry import OpDef, bind, register
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 
 CONST = register(OpDef(
-    name="const", infer=lambda value: Aval(value.array.shape, value.array.dtype),
+    name="const",
+    attrs={"value": CONST},
+    infer=lambda value: Aval(value.array.shape, value.array.dtype),
     ref=lambda value: value.array, doc="a constant array held in attrs",
 ))
 
@@ -58,7 +61,7 @@ def _full_ref(value, *shape_operand, shape, dtype):
 
 
 FULL = register(OpDef(
-    name="full", infer=_full_infer, ref=_full_ref,
+    name="full", attrs={"shape": SHAPE, "dtype": DTYPE}, infer=_full_infer, ref=_full_ref,
     doc="np.full(shape, value, dtype); with a second operand (a 1-D int64 tensor) the "
         "shape is read from it at run time and the ``shape`` attr is its template "
         "(dims known while tracing, ``None`` for the others; ``None``: rank unknown)",
@@ -84,7 +87,9 @@ def _full_like_ref(x, value, dtype=None):
 
 
 FULL_LIKE = register(OpDef(
-    name="full_like", infer=_like_infer, ref=_full_like_ref, doc="np.full_like(x, value)",
+    name="full_like",
+    attrs={"value": NUMBER, "dtype": OPT_DTYPE},
+    infer=_like_infer, ref=_full_like_ref, doc="np.full_like(x, value)",
 ))
 
 
@@ -93,7 +98,9 @@ def _eye_ref(N, M, k, dtype):
 
 
 EYE = register(OpDef(
-    name="eye", infer=lambda N, M, k, dtype: Aval((N, M), dtype), ref=_eye_ref,
+    name="eye",
+    attrs={"N": INT, "M": INT, "k": INT, "dtype": DTYPE},
+    infer=lambda N, M, k, dtype: Aval((N, M), dtype), ref=_eye_ref,
     doc="np.eye(N, M, k, dtype)",
 ))
 
@@ -107,7 +114,9 @@ def _arange_infer(start, stop, step, dtype):
 
 
 ARANGE = register(OpDef(
-    name="arange", infer=_arange_infer, ref=_arange_ref, doc="np.arange with static bounds",
+    name="arange",
+    attrs={"start": NUMBER, "stop": NUMBER, "step": NUMBER, "dtype": DTYPE},
+    infer=_arange_infer, ref=_arange_ref, doc="np.arange with static bounds",
 ))
 
 
@@ -116,7 +125,9 @@ def _range_ref(start, stop, step, dtype):
 
 
 RANGE = register(OpDef(
-    name="range", infer=lambda start, stop, step, dtype: Aval((None,), dtype),
+    name="range",
+    attrs={"dtype": DTYPE},
+    infer=lambda start, stop, step, dtype: Aval((None,), dtype),
     ref=_range_ref, weak=(0, 1, 2), doc="np.arange with tensor bounds (length unknown)",
 ))
 
@@ -126,7 +137,9 @@ def _linspace_ref(start, stop, num, endpoint, dtype):
 
 
 LINSPACE = register(OpDef(
-    name="linspace", infer=lambda start, stop, num, endpoint, dtype: Aval((num,), dtype),
+    name="linspace",
+    attrs={"start": NUMBER, "stop": NUMBER, "num": INT, "endpoint": BOOL, "dtype": DTYPE},
+    infer=lambda start, stop, num, endpoint, dtype: Aval((num,), dtype),
     ref=_linspace_ref, doc="np.linspace with static bounds",
 ))
 
@@ -136,7 +149,7 @@ def _identity_ref(x):
 
 
 IDENTITY = register(OpDef(
-    name="identity", infer=lambda x: Aval(x.shape, x.dtype), ref=_identity_ref,
+    name="identity", attrs={}, infer=lambda x: Aval(x.shape, x.dtype), ref=_identity_ref,
     elementwise=True, scalar="{0}", doc="a copy of x",
 ))
 

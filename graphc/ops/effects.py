@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from graphc.errors import InvalidArgumentError
+from graphc.ops.attr_types import NEST, NONE, OPT_INT, OPT_STR, PYOBJ, STR, one_of
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes
 from graphc.tracer import nest, source_info
@@ -111,7 +112,9 @@ def _print_ref(*arrays, template, sep, end, file):
 
 
 PRINT = register(OpDef(
-    name="print", infer=lambda *avals, **attrs: (), ref=_print_ref, stateful=True,
+    name="print",
+    attrs={"template": NEST, "sep": STR, "end": STR, "file": one_of(NONE, PYOBJ)},
+    infer=lambda *avals, **attrs: (), ref=_print_ref, stateful=True,
     multiple_results=True, doc="print the inputs (and template text) on every call",
 ))
 
@@ -193,7 +196,10 @@ def _with_message(text, message, where):
 
 
 ASSERT = register(OpDef(
-    name="assert", infer=_assert_infer, ref=_assert_ref, stateful=True,
+    name="assert",
+    attrs={"kind": STR, "message": OPT_STR, "template": NEST, "summarize": OPT_INT,
+           "where": OPT_STR},
+    infer=_assert_infer, ref=_assert_ref, stateful=True,
     multiple_results=True,
     doc="raise InvalidArgumentError unless a condition holds (kind: what to check)",
 ))

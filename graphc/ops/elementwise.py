@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import DTYPE, INT
 from graphc.ops.registry import ALL, NOT_DIFFERENTIABLE, OpDef, register
 from graphc.ops.shapes import broadcast_shapes
 from graphc.tracer.ir import Aval
@@ -31,7 +32,7 @@ def _ufunc_infer(ufunc):
 
 def _ufunc(name, ufunc, scalar=None, doc=""):
     return register(OpDef(
-        name=name, infer=_ufunc_infer(ufunc), ref=ufunc, weak=ALL, elementwise=True,
+        name=name, attrs={}, infer=_ufunc_infer(ufunc), ref=ufunc, weak=ALL, elementwise=True,
         scalar=scalar, multiple_results=ufunc.nout > 1, doc=doc or f"np.{ufunc.__name__}",
     ))
 
@@ -116,7 +117,7 @@ def _round_infer(x, decimals=0):
 
 
 ROUND = register(OpDef(
-    name="round", infer=_round_infer, ref=_round_ref,
+    name="round", attrs={"decimals": INT}, infer=_round_infer, ref=_round_ref,
     elementwise=True, doc="np.round (half to even)",
 ))
 
@@ -131,7 +132,7 @@ def _where_ref(cond, x, y):
 
 
 WHERE = register(OpDef(
-    name="where", infer=_where_infer, ref=_where_ref, weak=(1, 2), elementwise=True,
+    name="where", attrs={}, infer=_where_infer, ref=_where_ref, weak=(1, 2), elementwise=True,
     scalar="({1} if {0} else {2})", doc="np.where(cond, x, y)",
 ))
 
@@ -142,7 +143,7 @@ def _clip_infer(x, lo, hi):
 
 
 CLIP = register(OpDef(
-    name="clip", infer=_clip_infer, ref=np.clip, weak=ALL, elementwise=True,
+    name="clip", attrs={}, infer=_clip_infer, ref=np.clip, weak=ALL, elementwise=True,
     scalar="min(max({0}, {1}), {2})", doc="np.clip(x, lo, hi)",
 ))
 
@@ -156,7 +157,7 @@ def _cast_ref(x, dtype):
 
 
 CAST = register(OpDef(
-    name="cast", infer=_cast_infer, ref=_cast_ref, elementwise=True,
+    name="cast", attrs={"dtype": DTYPE}, infer=_cast_infer, ref=_cast_ref, elementwise=True,
     doc="x.astype(dtype) (C casting: floats truncate toward zero when cast to ints)",
 ))
 
@@ -175,17 +176,17 @@ def _float_infer(x):
 
 
 SIGMOID = register(OpDef(
-    name="sigmoid", infer=_float_infer, ref=_sigmoid_ref, elementwise=True,
+    name="sigmoid", attrs={}, infer=_float_infer, ref=_sigmoid_ref, elementwise=True,
     scalar="(1.0 / (1.0 + math.exp(-{0})))", doc="1 / (1 + exp(-x))",
 ))
 SOFTPLUS = register(OpDef(
-    name="softplus", infer=_float_infer, ref=_softplus_ref, elementwise=True,
+    name="softplus", attrs={}, infer=_float_infer, ref=_softplus_ref, elementwise=True,
     doc="log(1 + exp(x)), computed without overflow",
 ))
 
 
 STOP_GRADIENT = register(OpDef(
-    name="stop_gradient", infer=lambda x: x, ref=lambda x: x, elementwise=True,
+    name="stop_gradient", attrs={}, infer=lambda x: x, ref=lambda x: x, elementwise=True,
     scalar="{0}", doc="x, with no gradient flowing back through it",
 ))
 

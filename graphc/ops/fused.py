@@ -20,6 +20,7 @@ fused and unfused results are bit-identical.
 
 from __future__ import annotations
 
+from graphc.ops.attr_types import GRAPH
 from graphc.ops.registry import OpDef, register
 from graphc.tracer.ir import Aval
 
@@ -45,7 +46,9 @@ def _ref(*arrays, subgraph):
 
 
 FUSED_ELEMENTWISE = register(OpDef(
-    name="fused_elementwise", infer=_infer, ref=_ref, multiple_results=True,
+    name="fused_elementwise",
+    attrs={"subgraph": GRAPH},
+    infer=_infer, ref=_ref, multiple_results=True,
     doc="elementwise ops fused by the fusion pass; runs its subgraph",
 ))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import AXIS, INT
 from graphc.ops.indexing import _check_int
 from graphc.ops.registry import OpDef, bind, register
 from graphc.ops.shapes import normalize_axis
@@ -60,7 +61,9 @@ def _gather_ref(params, indices, axis=None, batch_dims=0):
     return out.reshape(out_shape)
 
 
-GATHER = register(OpDef(name="gather", infer=_gather_infer, ref=_gather_ref,
+GATHER = register(OpDef(name="gather",
+                        attrs={"axis": AXIS, "batch_dims": INT},
+                        infer=_gather_infer, ref=_gather_ref,
                         doc="tf.gather (indices must lie in [0, dim))"))
 
 
@@ -129,7 +132,7 @@ def _scatter_ref(tensor, indices, updates):
 
 
 TENSOR_SCATTER_ND_UPDATE = register(OpDef(
-    name="tensor_scatter_nd_update", infer=_scatter_infer, ref=_scatter_ref,
+    name="tensor_scatter_nd_update", attrs={}, infer=_scatter_infer, ref=_scatter_ref,
     doc="tf.tensor_scatter_nd_update (a new tensor; indices [..., k] index the first k dims)",
 ))
 
@@ -165,7 +168,7 @@ def _argwhere_ref(a):
     return np.argwhere(a).astype(np.int64, copy=False)
 
 
-ARGWHERE = register(OpDef(name="argwhere", infer=_argwhere_infer, ref=_argwhere_ref,
+ARGWHERE = register(OpDef(name="argwhere", attrs={}, infer=_argwhere_infer, ref=_argwhere_ref,
                           doc="np.argwhere / one-argument tf.where: int64 [n, ndim]"))
 
 

@@ -24,6 +24,7 @@ import operator
 
 import numpy as np
 
+from graphc.ops.attr_types import AXIS, NEST, STR
 from graphc.ops.registry import OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes, normalize_axis, probe_infer
 from graphc.tracer import source_info
@@ -227,7 +228,9 @@ def _getitem_infer(x, *idx, key):
     return Aval(list(bshape) + out, x.dtype)  # separated: NumPy puts them first
 
 
-GETITEM = register(OpDef(name="getitem", infer=_getitem_infer, ref=_getitem_ref,
+GETITEM = register(OpDef(name="getitem",
+                         attrs={"key": NEST},
+                         infer=_getitem_infer, ref=_getitem_ref,
                          doc="x[key] with NumPy's basic and advanced indexing"))
 
 
@@ -277,7 +280,9 @@ def _take_ref(a, indices, axis=None, mode="raise"):
     return np.take(a, indices, axis=axis, mode=mode)
 
 
-TAKE = register(OpDef(name="take", infer=_take_infer, ref=_take_ref, doc="np.take"))
+TAKE = register(OpDef(name="take",
+                      attrs={"axis": AXIS, "mode": STR},
+                      infer=_take_infer, ref=_take_ref, doc="np.take"))
 
 
 def take(a, indices, axis=None, mode="raise"):
@@ -322,7 +327,9 @@ def _along_ref(arr, indices, axis):
     return np.take_along_axis(arr, indices, axis=axis)
 
 
-TAKE_ALONG_AXIS = register(OpDef(name="take_along_axis", infer=_along_infer, ref=_along_ref,
+TAKE_ALONG_AXIS = register(OpDef(name="take_along_axis",
+                                 attrs={"axis": AXIS},
+                                 infer=_along_infer, ref=_along_ref,
                                  doc="np.take_along_axis"))
 
 

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from graphc.ops.attr_types import AXIS, INT, INT_OR_INTS
 from graphc.ops.registry import ALL, OpDef, bind, register
 from graphc.ops.shape import _axes_error, _rank, _tf_args, expand_dims, reshape
 from graphc.ops.shape_args import pack
@@ -39,7 +40,7 @@ def _concat_infer(*xs, axis=0):
     return Aval(tuple(out), np.result_type(*[x.dtype for x in xs]))
 
 
-CONCATENATE = register(OpDef(name="concatenate", infer=_concat_infer,
+CONCATENATE = register(OpDef(name="concatenate", attrs={"axis": AXIS}, infer=_concat_infer,
                              ref=lambda *xs, axis=0: np.concatenate(xs, axis=axis),
                              weak_tensors=ALL, doc="np.concatenate"))
 
@@ -59,7 +60,7 @@ def _stack_infer(*xs, axis=0):
     return Aval(tuple(out), np.result_type(*[x.dtype for x in xs]))
 
 
-STACK = register(OpDef(name="stack", infer=_stack_infer,
+STACK = register(OpDef(name="stack", attrs={"axis": INT}, infer=_stack_infer,
                        ref=lambda *xs, axis=0: np.stack(xs, axis=axis), weak_tensors=ALL,
                        doc="np.stack"))
 
@@ -84,7 +85,9 @@ def _split_infer(x, indices_or_sections, axis=0):
     return tuple(Aval(x.shape[:axis] + (s,) + x.shape[axis + 1:], x.dtype) for s in sizes)
 
 
-SPLIT = register(OpDef(name="split", infer=_split_infer, ref=_split_ref,
+SPLIT = register(OpDef(name="split",
+                       attrs={"indices_or_sections": INT_OR_INTS, "axis": INT},
+                       infer=_split_infer, ref=_split_ref,
                        multiple_results=True, doc="np.split"))
 
 

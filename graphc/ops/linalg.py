@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import INT, INT_OR_INTS, STR, one_of, tuple_of
 from graphc.ops.registry import ALL, OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes, probe_infer
 from graphc.tracer.ir import Aval
@@ -37,7 +38,7 @@ def _matmul_infer(a, b):
     return Aval(out, _matmul_dtype(a, b))
 
 
-MATMUL = register(OpDef(name="matmul", infer=_matmul_infer, ref=np.matmul, weak=ALL,
+MATMUL = register(OpDef(name="matmul", attrs={}, infer=_matmul_infer, ref=np.matmul, weak=ALL,
                         doc="np.matmul (BLAS for floats)"))
 
 
@@ -57,20 +58,20 @@ def _dot_infer(a, b):
     return Aval(a.shape[:-1] + b.shape[:-2] + b.shape[-1:], dtype)
 
 
-DOT = register(OpDef(name="dot", infer=_dot_infer, ref=_dot_ref, weak=ALL, doc="np.dot"))
+DOT = register(OpDef(name="dot", attrs={}, infer=_dot_infer, ref=_dot_ref, weak=ALL, doc="np.dot"))
 
 
 def _vdot_infer(a, b):
     return Aval((), np.result_type(a.dtype, b.dtype))
 
 
-VDOT = register(OpDef(name="vdot", infer=_vdot_infer, ref=np.vdot, doc="np.vdot"))
+VDOT = register(OpDef(name="vdot", attrs={}, infer=_vdot_infer, ref=np.vdot, doc="np.vdot"))
 
 
-def _probe_op(name, ref, doc):
+def _probe_op(name, ref, doc, attrs):
     return register(OpDef(name=name, infer=lambda *avals, **attrs: probe_infer(ref, avals,
                                                                                attrs),
-                          ref=ref, doc=doc))
+                          ref=ref, doc=doc, attrs=attrs))
 
 
 def _inner_ref(a, b):
@@ -175,13 +176,17 @@ def _einsum_infer(*avals, subscripts):
     return Aval(tuple(d for part in shape for d in part), dtype)
 
 
-INNER = register(OpDef(name="inner", infer=_inner_infer, ref=_inner_ref, doc="np.inner"))
-OUTER = _probe_op("outer", _outer_ref, "np.outer")
-TENSORDOT = register(OpDef(name="tensordot", infer=_tensordot_infer, ref=_tensordot_ref,
+INNER = register(OpDef(name="inner", attrs={}, infer=_inner_infer, ref=_inner_ref, doc="np.inner"))
+OUTER = _probe_op("outer", _outer_ref, "np.outer", {})
+TENSORDOT = register(OpDef(name="tensordot",
+                           attrs={"axes": one_of(INT, tuple_of(INT_OR_INTS, 2))},
+                           infer=_tensordot_infer, ref=_tensordot_ref,
                            doc="np.tensordot"))
-EINSUM = register(OpDef(name="einsum", infer=_einsum_infer, ref=_einsum_ref,
+EINSUM = register(OpDef(name="einsum",
+                        attrs={"subscripts": STR},
+                        infer=_einsum_infer, ref=_einsum_ref,
                         doc="np.einsum"))
-TRACE = _probe_op("trace", _trace_ref, "np.trace")
+TRACE = _probe_op("trace", _trace_ref, "np.trace", {"offset": INT, "axis1": INT, "axis2": INT})
 
 
 # ----------------------------------------------------------------------------- API

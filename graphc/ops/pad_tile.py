@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ops import shape_args
+from graphc.ops.attr_types import NONE, NUMBER, SHAPE, STR, one_of, tuple_of
 from graphc.ops.registry import OpDef, bind, get, register
 from graphc.ops.shapes import probe_infer
 from graphc.tracer import source_info
@@ -42,7 +43,7 @@ def _tile_infer(x, *reps_operand, reps):
                       for d, r in zip(dims, reps)), x.dtype)
 
 
-TILE = register(OpDef(name="tile", infer=_tile_infer, ref=_tile_ref,
+TILE = register(OpDef(name="tile", attrs={"reps": SHAPE}, infer=_tile_infer, ref=_tile_ref,
                       doc="np.tile; with a second operand (1-D int64) the repetitions are "
                           "read from it at run time (``reps``: their template)"))
 
@@ -84,7 +85,10 @@ def _pad_infer(x, *operands, pad_width, mode="constant", constant_values=0):
     return Aval(shape, x.dtype)
 
 
-PAD = register(OpDef(name="pad", infer=_pad_infer, ref=_pad_ref,
+PAD = register(OpDef(name="pad",
+                     attrs={"pad_width": tuple_of(SHAPE), "mode": STR,
+                            "constant_values": one_of(NONE, NUMBER)},
+                     infer=_pad_infer, ref=_pad_ref,
                      doc="np.pad; widths holding ``None`` come from an (n, 2) int64 operand, "
                          "``constant_values=None`` from the last operand"))
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
+from graphc.ops.attr_types import BOOL, DTYPES, PYOBJ, STR
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
@@ -201,17 +202,23 @@ def _py_function_grad(cts, args, outputs, *, func, Tout, single, kind, name):
 
 
 NUMPY_FUNCTION = register(OpDef(
-    name="numpy_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
+    name="numpy_function",
+    attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
+    infer=_infer, ref=_ref, stateful=True, multiple_results=True,
     grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True},
     doc="call a Python function on ndarrays at run time",
 ))
 STATELESS_NUMPY_FUNCTION = register(OpDef(
-    name="stateless_numpy_function", infer=_infer, ref=_ref, multiple_results=True,
+    name="stateless_numpy_function",
+    attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
+    infer=_infer, ref=_ref, multiple_results=True,
     grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True, "no_fold": True},
     doc="numpy_function(stateful=False): may be merged or pruned, never folded",
 ))
 PY_FUNCTION = register(OpDef(
-    name="py_function", infer=_infer, ref=_ref, stateful=True, multiple_results=True,
+    name="py_function",
+    attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
+    infer=_infer, ref=_ref, stateful=True, multiple_results=True,
     grad=_py_function_grad, extra={"runs_user_code": True},
     doc="call a Python function on eager tensors at run time (differentiable: its "
         "gradient runs it again under an eager GradientTape)",

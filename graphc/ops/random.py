@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from graphc.ops.attr_types import DTYPE, NUMBER, OPT_INT, SHAPE
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer.ir import Aval
 
@@ -62,11 +63,15 @@ def _infer(shape, dtype, **attrs):
 
 
 RANDOM_UNIFORM = register(OpDef(
-    name="random_uniform", infer=_infer, ref=_uniform_ref, stateful=True,
+    name="random_uniform",
+    attrs={"shape": SHAPE, "dtype": DTYPE, "low": NUMBER, "high": NUMBER, "seed": OPT_INT},
+    infer=_infer, ref=_uniform_ref, stateful=True,
     doc="uniform values in [low, high) (integers for integer dtypes)",
 ))
 RANDOM_NORMAL = register(OpDef(
-    name="random_normal", infer=_infer, ref=_normal_ref, stateful=True,
+    name="random_normal",
+    attrs={"shape": SHAPE, "dtype": DTYPE, "loc": NUMBER, "scale": NUMBER, "seed": OPT_INT},
+    infer=_infer, ref=_normal_ref, stateful=True,
     doc="normal values with mean loc and standard deviation scale",
 ))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import normalize_axes, normalize_axis, probe_dtype
 from graphc.tracer.ir import Aval
@@ -30,8 +31,8 @@ def _probe_0d(ref, x, **attrs):
     return Aval(out.shape, out.dtype)
 
 
-def _reduction(name, fn, extra=()):
-    """A reduction ``fn(x, axis=, keepdims=, **extra)``; ``extra`` attrs pass through."""
+def _reduction(name, fn, extra=None):
+    """A reduction ``fn(x, axis=, keepdims=, **extra)``; ``extra``: more attrs' kinds."""
 
     def ref(x, axis=None, keepdims=False, **kw):
         return fn(x, axis=axis, keepdims=keepdims, **kw)
@@ -45,14 +46,14 @@ def _reduction(name, fn, extra=()):
         return Aval(shape, probe_dtype(ref, [x], keepdims=keepdims, **kw))
 
     return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
-                          extra={"attrs": ("axis", "keepdims") + extra}))
+                          attrs={"axis": AXES, "keepdims": BOOL, **(extra or {})}))
 
 
-SUM = _reduction("sum", np.sum, ("dtype",))
-PROD = _reduction("prod", np.prod, ("dtype",))
-MEAN = _reduction("mean", np.mean, ("dtype",))
-STD = _reduction("std", np.std, ("dtype", "ddof"))
-VAR = _reduction("var", np.var, ("dtype", "ddof"))
+SUM = _reduction("sum", np.sum, {"dtype": OPT_DTYPE})
+PROD = _reduction("prod", np.prod, {"dtype": OPT_DTYPE})
+MEAN = _reduction("mean", np.mean, {"dtype": OPT_DTYPE})
+STD = _reduction("std", np.std, {"dtype": OPT_DTYPE, "ddof": one_of(INT, FLOAT)})
+VAR = _reduction("var", np.var, {"dtype": OPT_DTYPE, "ddof": one_of(INT, FLOAT)})
 MAX = _reduction("max", np.max)
 MIN = _reduction("min", np.min)
 ANY = _reduction("any", np.any)
@@ -72,7 +73,8 @@ def _arg_reduction(name, fn):
             shape = _reduced_shape(x.shape, normalize_axis(axis, len(x.shape)), keepdims)
         return Aval(shape, np.dtype(np.intp))
 
-    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}"))
+    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+                          attrs={"axis": AXIS, "keepdims": BOOL}))
 
 
 ARGMAX = _arg_reduction("argmax", np.argmax)
@@ -96,7 +98,8 @@ def _scan(name, fn):
             shape = x.shape
         return Aval(shape, probe_dtype(ref, [x], dtype=dtype))
 
-    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}"))
+    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+                          attrs={"axis": AXIS, "dtype": OPT_DTYPE}))
 
 
 CUMSUM = _scan("cumsum", np.cumsum)

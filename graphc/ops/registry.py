@@ -75,6 +75,9 @@ class OpDef:
       an extra batch axis (``dims[i]``: its position in argument ``i``, ``None``:
       unbatched), written with ops through ``bind``; may return ``NotImplemented`` for a
       case it does not cover (``gc.vectorized_map`` then loops over the batch for it).
+    * ``attrs``: every attr the op takes, name -> kind (``graphc.ops.attr_types``:
+      ``{"axis": AXES, "keepdims": BOOL}``; ``{}`` for none). A loaded saved graph's
+      attrs are checked against it.
     """
 
     name: str
@@ -90,6 +93,7 @@ class OpDef:
     stateful: bool = False
     grad: Callable | None = None
     batch: Callable | None = None
+    attrs: dict | None = None
     doc: str = ""
     extra: dict = field(default_factory=dict)
 

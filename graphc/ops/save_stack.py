@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import DTYPE, INT, SHAPE
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
 from graphc.tracer.ir import Aval
 
@@ -72,7 +73,9 @@ def _empty_ref(*, dtype, element_shape):
 
 
 EMPTY = register(OpDef(
-    name="save_stack_empty", infer=_empty_infer, ref=_empty_ref, extra={"no_fold": True},
+    name="save_stack_empty",
+    attrs={"dtype": DTYPE, "element_shape": SHAPE},
+    infer=_empty_infer, ref=_empty_ref, extra={"no_fold": True},
     grad=NOT_DIFFERENTIABLE,
     doc="A saving loop's stack of capacity 0 (private to while_loop gradients)."))
 
@@ -133,7 +136,7 @@ def _push_grad(cts, args, outputs, *, initial):
 
 
 PUSH = register(OpDef(
-    name="save_stack_push", infer=_push_infer, ref=_push_ref,
+    name="save_stack_push", attrs={"initial": INT}, infer=_push_infer, ref=_push_ref,
     grad=_push_grad,
     doc="Push a loop variable's value onto its saving loop's stack, in place when it fits "
         "(private to while_loop gradients)."))

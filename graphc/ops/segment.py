@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import INT
 from graphc.ops.registry import OpDef, bind, register
 from graphc.tracer.ir import Aval
 
@@ -61,7 +62,7 @@ def _ref(data, ids, num_segments):
 
 
 UNSORTED_SEGMENT_SUM = register(OpDef(
-    name="unsorted_segment_sum", infer=_infer, ref=_ref,
+    name="unsorted_segment_sum", attrs={"num_segments": INT}, infer=_infer, ref=_ref,
     doc="tf.math.unsorted_segment_sum (num_segments static; negative ids dropped)",
 ))
 

@@ -10,6 +10,7 @@ import builtins
 import numpy as np
 
 from graphc.ops import shape_args
+from graphc.ops.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
 from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
@@ -64,7 +65,9 @@ def _reshape_ref(x, *shape_operand, shape, order="C"):
     return np.reshape(x, shape, order=order)
 
 
-RESHAPE = register(OpDef(name="reshape", infer=_reshape_infer, ref=_reshape_ref,
+RESHAPE = register(OpDef(name="reshape",
+                         attrs={"shape": SHAPE, "order": STR},
+                         infer=_reshape_infer, ref=_reshape_ref,
                          doc="np.reshape; with a second operand (1-D int64) the shape is read "
                              "from it at run time (``shape``: its template)"))
 
@@ -82,7 +85,9 @@ def _transpose_ref(x, axes=None):
     return np.transpose(x, axes)
 
 
-TRANSPOSE = register(OpDef(name="transpose", infer=_transpose_infer, ref=_transpose_ref,
+TRANSPOSE = register(OpDef(name="transpose",
+                           attrs={"axes": OPT_INTS},
+                           infer=_transpose_infer, ref=_transpose_ref,
                            doc="np.transpose"))
 
 
@@ -93,7 +98,7 @@ def _expand_dims_infer(x, axis):
     return Aval(tuple(1 if i in axes else next(it) for i in range(n)), x.dtype)
 
 
-EXPAND_DIMS = register(OpDef(name="expand_dims", infer=_expand_dims_infer,
+EXPAND_DIMS = register(OpDef(name="expand_dims", attrs={"axis": INTS}, infer=_expand_dims_infer,
                              ref=lambda x, axis: np.expand_dims(x, axis),
                              doc="np.expand_dims"))
 
@@ -116,7 +121,9 @@ def _squeeze_ref(x, axis=None):
     return np.squeeze(x, axis)
 
 
-SQUEEZE = register(OpDef(name="squeeze", infer=_squeeze_infer, ref=_squeeze_ref,
+SQUEEZE = register(OpDef(name="squeeze",
+                         attrs={"axis": AXES},
+                         infer=_squeeze_infer, ref=_squeeze_ref,
                          doc="np.squeeze"))
 
 
@@ -141,7 +148,9 @@ def _broadcast_to_ref(x, *shape_operand, shape):
     return np.broadcast_to(x, shape)
 
 
-BROADCAST_TO = register(OpDef(name="broadcast_to", infer=_broadcast_to_infer,
+BROADCAST_TO = register(OpDef(name="broadcast_to",
+                              attrs={"shape": SHAPE},
+                              infer=_broadcast_to_infer,
                               ref=_broadcast_to_ref,
                               doc="np.broadcast_to; with a second operand (1-D int64) the "
                                   "shape is read from it at run time"))
@@ -168,7 +177,9 @@ def _repeat_infer(x, repeats, axis=None):
     return Aval(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
 
 
-REPEAT = register(OpDef(name="repeat", infer=_repeat_infer, ref=_repeat_ref,
+REPEAT = register(OpDef(name="repeat",
+                        attrs={"repeats": INT_OR_INTS, "axis": AXIS},
+                        infer=_repeat_infer, ref=_repeat_ref,
                         doc="np.repeat (static repeats)"))
 
 
@@ -177,7 +188,7 @@ def _flip_infer(x, axis=None):
     return Aval(x.shape, x.dtype)
 
 
-FLIP = register(OpDef(name="flip", infer=_flip_infer,
+FLIP = register(OpDef(name="flip", attrs={"axis": AXES}, infer=_flip_infer,
                       ref=lambda x, axis=None: np.flip(x, axis), doc="np.flip"))
 
 
@@ -204,8 +215,12 @@ def _argsort_ref(x, axis=-1):
     return np.argsort(x, axis=axis, kind="stable")
 
 
-SORT = register(OpDef(name="sort", infer=_sort_infer, ref=_sort_ref, doc="np.sort (stable)"))
-ARGSORT = register(OpDef(name="argsort", infer=_argsort_infer, ref=_argsort_ref,
+SORT = register(OpDef(name="sort",
+                      attrs={"axis": AXIS},
+                      infer=_sort_infer, ref=_sort_ref, doc="np.sort (stable)"))
+ARGSORT = register(OpDef(name="argsort",
+                         attrs={"axis": AXIS},
+                         infer=_argsort_infer, ref=_argsort_ref,
                          doc="np.argsort (stable)"))
 
 
@@ -213,7 +228,7 @@ def _shape_infer(x, out_type):
     return Aval((len(x.shape),), out_type)
 
 
-SHAPE = register(OpDef(name="shape", infer=_shape_infer,
+SHAPE = register(OpDef(name="shape", attrs={"out_type": DTYPE}, infer=_shape_infer,
                        ref=lambda x, out_type: np.array(x.shape, dtype=out_type),
                        doc="tf.shape: the dims as a 1-d tensor"))
 

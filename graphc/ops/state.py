@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import DTYPE, SHAPE, STR, VARIABLE
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer import trace
 from graphc.tracer.ir import Aval
@@ -107,18 +108,22 @@ def _assign_ref(handle, value, *, mode, shape, dtype):
 
 
 VARIABLE = register(OpDef(
-    name="variable", infer=lambda *, ref: RESOURCE, ref=_handle_ref,
+    name="variable", attrs={"ref": VARIABLE}, infer=lambda *, ref: RESOURCE, ref=_handle_ref,
     # Pure: two nodes naming one variable may merge and an unused one may go; folding
     # would be harmless (the handle is a reference) but gains nothing.
     extra={"no_fold": True},
     doc="the handle of a variable the function closes over (held in attrs)",
 ))
 READ_VARIABLE = register(OpDef(
-    name="read_variable", infer=_read_infer, ref=_read_ref, stateful=True,
+    name="read_variable",
+    attrs={"shape": SHAPE, "dtype": DTYPE},
+    infer=_read_infer, ref=_read_ref, stateful=True,
     doc="the variable's current value",
 ))
 ASSIGN_VARIABLE = register(OpDef(
-    name="assign_variable", infer=_assign_infer, ref=_assign_ref, stateful=True,
+    name="assign_variable",
+    attrs={"mode": STR, "shape": SHAPE, "dtype": DTYPE},
+    infer=_assign_infer, ref=_assign_ref, stateful=True,
     multiple_results=True,
     doc="write the variable: mode 'assign', 'add', 'sub', or 'init' (only if uninitialized)",
 ))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops.attr_types import BOOL, DTYPE, OPT_INT, SHAPE, STR
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
 from graphc.tracer.ir import Aval
 
@@ -62,7 +63,9 @@ def _zeros_ref(capacity, *, dtype, element_shape, static_capacity=None):
 
 
 ZEROS = register(OpDef(
-    name="tensor_array_zeros", infer=_zeros_infer, ref=_zeros_ref,
+    name="tensor_array_zeros",
+    attrs={"dtype": DTYPE, "element_shape": SHAPE, "static_capacity": OPT_INT},
+    infer=_zeros_infer, ref=_zeros_ref,
     doc="A TensorArray's buffer: zeros of (capacity, *element_shape)."))
 
 
@@ -146,7 +149,9 @@ def _write_ref(buffer, size, index, value, *, mode, dynamic, provisional=False):
 
 
 WRITE = register(OpDef(
-    name="tensor_array_write", infer=_write_infer, ref=_write_ref, multiple_results=True,
+    name="tensor_array_write",
+    attrs={"mode": STR, "dynamic": BOOL, "provisional": BOOL},
+    infer=_write_infer, ref=_write_ref, multiple_results=True,
     doc="TensorArray write / scatter / unstack: (buffer, size) -> (new buffer, new size)."))
 
 
@@ -171,7 +176,7 @@ def _read_ref(buffer, size, index):
 
 
 READ = register(OpDef(
-    name="tensor_array_read", infer=_read_infer, ref=_read_ref,
+    name="tensor_array_read", attrs={}, infer=_read_infer, ref=_read_ref,
     doc="TensorArray read (a scalar index) or gather (a vector of indices)."))
 
 
@@ -198,7 +203,7 @@ def _stack_ref(buffer, size, *, concat=False):
 
 
 STACK = register(OpDef(
-    name="tensor_array_stack", infer=_stack_infer, ref=_stack_ref,
+    name="tensor_array_stack", attrs={"concat": BOOL}, infer=_stack_infer, ref=_stack_ref,
     doc="TensorArray stack (the first size elements) or concat (joined on dim 0)."))
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import inspect
 
 from graphc.errors import SavedModelError
-from graphc.ops.state import VariableRef, is_resource
+from graphc.ops.state import is_resource
 from graphc.saved_model import schema, structure
 from graphc.tracer import ir, nest
 from graphc.tracer.concrete import _TENSOR, ConcreteFunction, _check_matches, _describe
-from graphc.tracer.ir import ConstArray, FrozenAttrs
+from graphc.tracer.ir import FrozenAttrs
 
 _GRAPH_KEYS = {"name", "inputs", "token_in", "nodes", "outputs", "token_out"}
 _NODE_KEYS = {"op", "inputs", "attrs", "outputs", "src"}
@@ -58,7 +58,7 @@ def _node(n, refs, ops, values, where) -> ir.Node:
         raise SavedModelError(f"{where}: src must be a short string or null")
     attrs = FrozenAttrs({k: schema.decode_attr(v, refs, f"{where} attr {k!r}")
                          for k, v in n["attrs"].items()})
-    _check_reference_attrs(op.name, attrs, where)
+    _check_attrs(op, attrs, where)
     inputs = [_ref(values, r, f"{where}.inputs") for r in n["inputs"]]
     _check_binds(op, [v for v in inputs if not v.aval.is_token], attrs, where)
     outputs = [ir.Value(schema.decode_aval(a, f"{where}.outputs")) for a in n["outputs"]]
@@ -66,40 +66,37 @@ def _node(n, refs, ops, values, where) -> ir.Node:
     return ir.Node(op, inputs, attrs, outputs, n["src"])
 
 
-# Ops whose attrs hold graphs, constants or variables: exactly these attrs, of these kinds
-# (their infer functions trust them); such values anywhere else are refused.
-_REFERENCE_ATTRS = {
-    "cond": {"true_fn": "graph", "false_fn": "graph"},
-    "while_loop": {"cond": "graph", "body": "graph"},
-    "switch_case": {"branches": "graphs"},
-    "variable": {"ref": "variable"},
-    "const": {"value": "const"},
-}
-
-
-def _kind(value) -> str | None:
-    if type(value) is ir.Graph:
-        return "graph"
-    if type(value) is ConstArray:
-        return "const"
-    if type(value) is VariableRef:
-        return "variable"
-    if type(value) is tuple and value and all(type(v) is ir.Graph for v in value):
-        return "graphs"
-    if type(value) in (tuple, list):
-        kinds = {_kind(v) for v in value}
-        return None if kinds <= {None} else "nested"
-    return None
-
-
-def _check_reference_attrs(op, attrs, where) -> None:
-    want = _REFERENCE_ATTRS.get(op, {})
-    if want and set(attrs) != set(want):
-        raise SavedModelError(f"{where}: attrs {sorted(attrs)}, expected {sorted(want)}")
+def _check_attrs(op, attrs, where) -> None:
+    """Every attr is one the op declares (``OpDef.attrs``), of the declared kind, and
+    every attr its ``infer``/``ref`` requires is there."""
+    declared = op.attrs
+    if declared is None:
+        raise SavedModelError(f"{where}: op {op.name!r} declares no attr kinds, so it "
+                              "cannot be loaded")
     for key, value in attrs.items():
-        if _kind(value) != want.get(key):
-            raise SavedModelError(f"{where} attr {key!r}: a {_kind(value) or 'plain value'}"
-                                  f" where {want.get(key) or 'a plain value'} belongs")
+        kind = declared.get(key)
+        if kind is None:
+            raise SavedModelError(f"{where}: op {op.name!r} has no attr {key!r} (it takes "
+                                  f"{sorted(declared) or 'none'})")
+        if not kind.accepts(value):
+            shown = repr(value) if type(value) in (bool, int, str) else \
+                f"a {type(value).__name__}"
+            raise SavedModelError(f"{where} attr {key!r}: {shown[:80]} is not of the "
+                                  f"declared kind ({kind.name})")
+    missing = sorted(k for k in declared if k not in attrs and _required(op, k))
+    if missing:
+        raise SavedModelError(f"{where}: op {op.name!r} needs attrs {missing}")
+
+
+def _required(op, key) -> bool:
+    for fn in (op.infer, op.ref):
+        try:
+            p = inspect.signature(fn).parameters.get(key)
+        except (TypeError, ValueError):
+            continue
+        if p is not None and p.default is p.empty:
+            return True
+    return False
 
 
 def _check_binds(op, data, attrs, where) -> None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.errors import SavedModelError
+from graphc.ops import attr_types
 from graphc.ops.state import RESOURCE, VariableRef, is_resource
-from graphc.tracer.ir import TOKEN, Aval, ConstArray, Graph
+from graphc.tracer.ir import TOKEN, Aval, ConstArray
 
 FORMAT = "graphc.saved_model"
 VERSION = (1, 0)  # (major, minor): a loader reads every minor <= its own of its major
@@ -42,40 +43,59 @@ class Refs:
 
 
 # --------------------------------------------------------------------------- attrs: save
+def _encode_const(value, refs, where):
+    a = value.array
+    if a.dtype.name not in DTYPES:
+        raise SavedModelError(f"{where}: a constant of dtype {a.dtype} cannot be saved")
+    hit = refs.constants.get(id(value))
+    if hit is None:
+        hit = refs.constants[id(value)] = (f"c{len(refs.constants)}", a)
+    return {"const": hit[0]}
+
+
+def _encode_variable(value, refs, where):
+    var = value.deref()
+    hit = refs.variables.get(id(var))
+    if hit is None:
+        hit = refs.variables[id(var)] = (len(refs.variables), var)
+    return {"variable": hit[0]}
+
+
+def _encode_dtype(value, refs, where):
+    if value.name not in DTYPES:
+        raise SavedModelError(f"{where}: dtype {value.name} cannot be saved")
+    return {"dtype": value.name}
+
+
+def _itself(value, refs, where):
+    return value
+
+
+# The attr table: one encoder per leaf kind of ``graphc.ops.attr_types`` (the kinds ops
+# declare their attrs with), keyed by the kind's name; tuples and lists hold leaves.
+ENCODERS = {
+    "none": _itself, "bool": _itself, "int": _itself, "str": _itself,
+    "float": lambda v, refs, where: {"float": v.hex()},
+    "complex": lambda v, refs, where: {"complex": [v.real.hex(), v.imag.hex()]},
+    "dtype": _encode_dtype,
+    "graph": lambda v, refs, where: {"graph": refs.graph_index(v)},
+    "const": _encode_const,
+    "variable": _encode_variable,
+}
+assert set(ENCODERS) == {k.name for k in attr_types.LEAVES}, "attr table != leaf kinds"
+
+
 def encode_attr(value, refs: Refs, where: str):
     """``value`` as JSON data by the table; ``where`` names the op and attr for errors."""
     t = type(value)
-    if value is None or t is bool or t is int or t is str:
-        return value
-    if t is float:
-        return {"float": value.hex()}
-    if t is complex:
-        return {"complex": [value.real.hex(), value.imag.hex()]}
     if t is tuple or t is list:
         return {t.__name__: [encode_attr(v, refs, where) for v in value]}
-    if isinstance(value, np.dtype):
-        if value.name not in DTYPES:
-            raise SavedModelError(f"{where}: dtype {value.name} cannot be saved")
-        return {"dtype": value.name}
-    if t is Graph:
-        return {"graph": refs.graph_index(value)}
-    if t is ConstArray:
-        a = value.array
-        if a.dtype.name not in DTYPES:
-            raise SavedModelError(f"{where}: a constant of dtype {a.dtype} cannot be saved")
-        hit = refs.constants.get(id(value))
-        if hit is None:
-            hit = refs.constants[id(value)] = (f"c{len(refs.constants)}", a)
-        return {"const": hit[0]}
-    if t is VariableRef:
-        var = value.deref()
-        hit = refs.variables.get(id(var))
-        if hit is None:
-            hit = refs.variables[id(var)] = (len(refs.variables), var)
-        return {"variable": hit[0]}
-    raise SavedModelError(
-        f"{where}: an attr of type {t.__module__}.{t.__qualname__} has no entry in the "
-        "saved-graph attr table (see docs/saved_model.md); this graph cannot be saved")
+    leaf = attr_types.leaf_of(value)
+    if leaf is None:
+        raise SavedModelError(
+            f"{where}: an attr of type {t.__module__}.{t.__qualname__} has no entry in the "
+            "saved-graph attr table (see docs/saved_model.md); this graph cannot be saved")
+    return ENCODERS[leaf.name](value, refs, where)
 
 
 # --------------------------------------------------------------------------- attrs: load

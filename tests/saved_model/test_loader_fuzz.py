@@ -148,10 +148,8 @@ def test_mutated_directory_loads_or_raises_saved_model_error(saved, tmp_path_fac
         return
     try:
         got = m.f(X)
-    except TypeError as e:
-        # a signature that changed, or (known gap, see the xfail below) a plain op's attr
-        # of a wrong but table-valid type that only the op's run-time check refuses
-        assert "matches no saved signature" in str(e) or "while executing" in str(e)
+    except TypeError as e:  # a signature that changed
+        assert "matches no saved signature" in str(e)
         return
     assert isinstance(got, gc.Tensor)
     if mut[0] == "flip" and mut[1] == "manifest.json":  # only the manifest's formatting
@@ -184,16 +182,36 @@ def test_unmodified_directory_loads(saved):
     np.testing.assert_allclose(gc.saved_model.load(base).f(X).numpy(), want)
 
 
-@pytest.mark.xfail(strict=True, reason="OpDefs declare no attr types yet: a plain op's "
-                   "attr of a wrong table type (axis=True) passes load and fails at call")
-def test_wrong_typed_plain_attr_is_refused_at_load(saved, tmp_path):
+@pytest.mark.parametrize("key, value, match", [
+    ("axis", True, r"attr 'axis': True is not of the declared kind \(none or int or tuple"),
+    ("axis", {"float": "0x1p+0"}, r"attr 'axis': a float is not of the declared kind"),
+    ("axis", {"tuple": [1, "a"]}, r"attr 'axis': a tuple is not of the declared kind"),
+    ("keepdims", 0, r"attr 'keepdims': 0 is not of the declared kind \(bool\)"),
+    ("ddof", 1, r"op 'sum' has no attr 'ddof' \(it takes \['axis', 'dtype', 'keepdims'\]"),
+    ("dtype", {"graph": 0}, r"attr 'dtype': a Graph is not of the declared kind"),
+])
+def test_wrong_typed_plain_attr_is_refused_at_load(saved, tmp_path, key, value, match):
     base, _ = saved
     d = tmp_path / "d"
     shutil.copytree(base, d)
     doc = json.loads((d / "graph.json").read_text())
     (node,) = [n for n in doc["graphs"][-1]["nodes"] if n["attrs"].get("axis") == 1]
-    node["attrs"]["axis"] = True
+    node["attrs"][key] = value
     (d / "graph.json").write_text(json.dumps(doc))
     _refresh(d)
-    with pytest.raises(SavedModelError):
+    with pytest.raises(SavedModelError, match=r"graph.json: graphs\[\d+\]\.nodes\[\d+\] "
+                       r"\(op 'sum'\).*" + match):
+        gc.saved_model.load(d)
+
+
+def test_missing_required_attr_is_refused_at_load(saved, tmp_path):
+    base, _ = saved
+    d = tmp_path / "d"
+    shutil.copytree(base, d)
+    doc = json.loads((d / "graph.json").read_text())
+    node = next(n for g in doc["graphs"] for n in g["nodes"] if n["op"] == "cond")
+    del node["attrs"]["false_fn"]
+    (d / "graph.json").write_text(json.dumps(doc))
+    _refresh(d)
+    with pytest.raises(SavedModelError, match=r"op 'cond' needs attrs \['false_fn'\]"):
         gc.saved_model.load(d)
