@@ -12,5 +12,6 @@ TABLES = {
     "autodiff": "benchmarks.bench_autodiff",
     "numba": "benchmarks.bench_numba",
     "latency": "benchmarks.bench_latency",
+    "warmup": "benchmarks.bench_warmup",
     "vectorize": "benchmarks.bench_vectorize",
 }

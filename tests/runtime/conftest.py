@@ -4,6 +4,9 @@
   cache directory per test session (``tempfile.mkdtemp``, mode 0700, deleted when the
   session ends), so tests that compile the same program share the compile. A test
   module opts in with ``pytestmark = pytest.mark.usefixtures("eager_compile")``.
+* lazy compiles stay in the test process's compile thread (``settings.worker`` off),
+  so no test starts a compile worker process it did not ask for
+  (test_compile_worker.py turns it on).
 * ``run_program``: the cache tests' tiny program run in a fresh interpreter (Numba's
   disk cache only shows across processes) against a given cache directory.
 """
@@ -30,6 +33,11 @@ def session_cache_dir():
     path = tempfile.mkdtemp(prefix="graphc-test-cache-")
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_compile_worker(monkeypatch):
+    monkeypatch.setattr(numba_cpu.settings, "worker", False)
 
 
 @pytest.fixture(scope="module")

@@ -22,15 +22,18 @@ Compile policy (``settings``; ``gc.config`` may override, see :func:`_setting`):
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sys
 import threading
 import warnings
 
+import numpy as np
+
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning
-from graphc.runtime import cache, cache_entry, cache_files, compile_queue
-from graphc.runtime.cpu import codegen
+from graphc.runtime import cache, cache_entry, cache_files, compile_queue, compile_worker
+from graphc.runtime.cpu import codegen, numba_start
+from graphc.runtime.cpu.numba_start import start as _start_numba
 from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
 from graphc.tracer import source_info
@@ -42,6 +45,9 @@ class Settings:
     mode = config.jit_mode()  # "lazy" (default) | "eager" | "off"
     compile_after = 2      # interpreter calls before a lazy compile starts
     background = True      # lazy compiles run in a thread instead of blocking a call
+    # ... and that thread has a worker process compile into the disk cache, then loads
+    # the program from there (compile_worker.py); GRAPHC_COMPILE_WORKER=0: in the thread
+    worker = os.environ.get("GRAPHC_COMPILE_WORKER", "1") not in ("", "0")
     segments = True        # split graphs with uncompilable nodes (else interpret them whole)
 
 
@@ -62,7 +68,7 @@ class Executor:
 
     __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "_run",
                  "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
-                 "__weakref__")
+                 "_job", "__weakref__")
 
     def __init__(self, graph, on_compiled=None, strict=False, warn=True):
         self.graph = graph
@@ -76,6 +82,7 @@ class Executor:
         self._on_compiled = on_compiled
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
+        self._job = None                  # the compile worker's job, when it has one
         self._run = self._interpret
         # strict (jit_compile=True) compiles at once, so a failure raises here and now
         mode = "eager" if strict else _setting("mode")
@@ -91,12 +98,11 @@ class Executor:
                 self._fallback(strict)
             return
         self.key = cache.key_for(self.program.source)
-        if mode == "eager" or cache.lookup(self.key) is not None:
+        # compiled in this process, or on disk (a script's second run): load it now
+        if mode == "eager" or cache.lookup(self.key) is not None or _on_disk(self.key):
             self.compile_now()
             if self.reasons:
                 self._fallback(strict)
-        elif _on_disk(self.key):
-            self._start_compile()
 
     def __call__(self, arrays):
         return self._run(arrays)
@@ -121,10 +127,17 @@ class Executor:
             if self._queued or self._compiled is not None:
                 return
             self._queued = True
+        if _setting("worker") and not _on_disk(self.key) and _worker_can_cache():
+            self._job = compile_worker.submit(self.key, self.program.source,
+                                              signature_spec(self.program))
         compile_queue.submit(self._compile_in_thread)
 
     def _compile_in_thread(self) -> None:
         try:
+            if self._job is not None:  # the worker process compiles; this thread sets up
+                with contextlib.suppress(Exception):  # Numba meanwhile, then only waits
+                    numba_start.prewarm()
+                self._job.wait()
             if self._compiled is None and not self.reasons and not self.compile_now():
                 self._fallback(False)
         finally:
@@ -242,90 +255,36 @@ def compile_program(program, key=None):
     ``path`` is None when the program was compiled in memory because the cache
     directory is not private or not writable (a :class:`cache.CacheWarning` said so).
     """
+    return compile_source(program.source, key, signature_spec(program))
+
+
+def compile_source(source, key, spec):
+    """:func:`compile_program` for a program's ``source`` and :func:`signature_spec`
+    (what the compile worker process receives)."""
     _start_numba()
-    key = key or cache.key_for(program.source)
+    key = key or cache.key_for(source)
     hit = cache.lookup(key)
     if hit is not None:
         return hit
-    sig = _signature(program)
-    entry = cache_entry.Entry(key, program.source)
+    sig = _signature(spec)
+    entry = cache_entry.Entry(key, source)
     if entry.open():
         try:
             try:
-                dispatcher, save_error = _load(key, entry.path, sig, program.source)
+                dispatcher, save_error = _load(key, entry.path, sig, source)
             except Exception:  # noqa: BLE001 - maybe an entry Numba cannot load: rebuild once
                 if not entry.had_files:
                     raise
                 entry.discard()
-                dispatcher, save_error = _load(key, entry.path, sig, program.source)
+                dispatcher, save_error = _load(key, entry.path, sig, source)
             entry.keep(origin(dispatcher) == "disk", save_error)
         finally:
             entry.close()
         result = (dispatcher, entry.path)
     else:
-        result = (_load(key, None, sig, program.source)[0], None)
+        result = (_load(key, None, sig, source)[0], None)
     cache.remember(key, result)
     return result
-
-
-_numba_started = False
-_numba_lock = threading.Lock()
-
-
-def _start_numba() -> None:
-    """Import Numba once; an import cut short (Ctrl-C) can be tried again.
-
-    A ``KeyboardInterrupt`` in the middle of ``import numba`` leaves half-initialized
-    ``numba.*`` modules in ``sys.modules``, and every later import then fails
-    (``module 'numba' has no attribute 'core'``); so on any failure the modules that
-    this import added are removed and the next call imports from scratch.
-    """
-    global _numba_started
-    if _numba_started:
-        return
-    with _numba_lock:
-        if _numba_started:
-            return
-        before = set(sys.modules)
-        try:
-            _import_numba()
-        except BaseException:
-            for name in [n for n in sys.modules if n not in before]:
-                if name.split(".")[0] in ("numba", "llvmlite"):
-                    del sys.modules[name]
-            raise
-        _numba_started = True
-
-
-def _import_numba() -> None:
-    """Import Numba, without letting its start-up import ``scipy.linalg`` (0.4-0.6 s here).
-
-    Numba's ``numba.np.arraymath`` asks at import whether BLAS is there by importing
-    ``scipy.linalg.cython_blas``; that import is most of the time a fresh process needs
-    to load a program from disk. When SciPy is installed (a dependency of graphc) the
-    answer is yes, so the probe is skipped while that module imports: typing ``np.dot``
-    still calls the real check when a program with a float matmul *compiles*, and a
-    loaded program's BLAS calls import SciPy on their first run. Any surprise (another
-    Numba version) just imports normally.
-    """
-    import importlib.util
-
-    if "numba.np.arraymath" not in sys.modules and importlib.util.find_spec("scipy"):
-        try:
-            from numba.np import linalg
-        except Exception:  # noqa: BLE001 - imported normally below
-            linalg = None
-        if linalg is not None:
-            probe = linalg.ensure_blas
-            linalg.ensure_blas = lambda: None
-            try:
-                import numba.np.arraymath  # noqa: F401
-            except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
-                pass
-            finally:
-                linalg.ensure_blas = probe
-    import numba  # noqa: F401
-    import numba.core.caching  # noqa: F401
 
 
 def _load(key, path, sig, source):
@@ -382,19 +341,28 @@ def origin(dispatcher) -> str:
     return "disk" if sum(dispatcher.stats.cache_hits.values()) else "compiled"
 
 
-def _signature(program) -> tuple:
+def signature_spec(program) -> list:
+    """The program's argument types as ``[dtype.str, ndim, readonly]`` rows (plain data:
+    computed without Numba, sent as JSON to the compile worker): inputs, constants and
+    variables read-only, recycled result buffers writable."""
+    spec = [[v.dtype.str, len(v.shape), True] for v in program.input_avals]
+    spec += [[c.dtype.str, c.ndim, True] for c in program.consts]
+    spec += [[aval.dtype.str, len(aval.shape), True] for _ref, aval in program.variables]
+    spec += [[np.dtype(dtype).str, ndim, False] for _i, dtype, ndim in program.recycle]
+    return spec
+
+
+def _signature(spec) -> tuple:
     from numba import from_dtype, types
 
-    sig = []
-    for v in program.input_avals:
-        sig.append(types.Array(from_dtype(v.dtype), len(v.shape), "C", readonly=True))
-    for c in program.consts:
-        sig.append(types.Array(from_dtype(c.dtype), c.ndim, "C", readonly=True))
-    for _ref, aval in program.variables:
-        sig.append(types.Array(from_dtype(aval.dtype), len(aval.shape), "C", readonly=True))
-    for _i, dtype, ndim in program.recycle:
-        sig.append(types.Array(from_dtype(dtype), ndim, "C"))
-    return tuple(sig)
+    return tuple(types.Array(from_dtype(np.dtype(dt)), ndim, "C", readonly=bool(ro))
+                 for dt, ndim, ro in spec)
+
+
+def _worker_can_cache() -> bool:
+    """A worker process helps only through the disk cache: a usable private directory,
+    and Numba not told to cache elsewhere (``NUMBA_CACHE_DIR``)."""
+    return not os.environ.get("NUMBA_CACHE_DIR") and cache_entry.disk_usable()
 
 
 def _on_disk(key) -> bool:

@@ -1,0 +1,186 @@
+"""Compiles in a separate process, so a hot caller never competes with Numba for the GIL.
+
+Numba's compiler is Python code that calls LLVM through ctypes; every ctypes call gives
+the GIL up and must win it back, and a caller running a tight loop holds it for 5 ms at
+a time (``sys.getswitchinterval``). A compile in a thread of the calling process thus
+took 19 s for ``x + 1`` (2 s alone) and slowed the caller's own calls. Here the program
+is compiled by a worker process into the disk cache (the same entry, lock and manifest
+as any other process: :mod:`cache_entry`), and the caller then loads it from there
+(milliseconds once Numba is imported).
+
+``submit(key, source, signature) -> Job``; ``Job.wait()`` -> True when the worker left
+a verified entry for ``key`` on disk. The worker is one child process per parent,
+started on first use (``python -m graphc.runtime.compile_worker``), fed JSON lines on its
+stdin (key, generated source, argument types; never pickles) and answering one JSON line
+per job. It reads every job as soon as it arrives and finishes all of them even when
+the parent exits, so a short script's programs are on disk for its next run. It exits
+when its stdin closes and its queue is empty, or after ``IDLE_EXIT`` seconds idle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+IDLE_EXIT = 120.0  # seconds an idle worker waits for a job before it exits
+
+
+class Job:
+    """One program sent to the worker; ``wait()`` blocks (without the GIL) for its answer."""
+
+    __slots__ = ("key", "ok", "error", "_done")
+
+    def __init__(self, key: str):
+        self.key, self.ok, self.error = key, False, None
+        self._done = threading.Event()
+
+    def finish(self, ok: bool, error: str | None = None) -> None:
+        self.ok, self.error = ok, error
+        self._done.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._done.wait(timeout)
+        return self.ok
+
+
+class _Worker:
+    """The parent's handle on one worker process and its reply reader."""
+
+    def __init__(self):
+        env = dict(os.environ)
+        import graphc  # the child must import this very graphc (tests run from a checkout)
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(graphc.__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        from graphc import config
+
+        env["GRAPHC_CACHE_DIR"] = config.cache_dir()  # the directory the parent checks
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "graphc.runtime.compile_worker"], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, encoding="utf-8", start_new_session=True)
+        self.jobs: dict[str, list[Job]] = {}
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, name="graphc-compile-worker-reader",
+                         daemon=True).start()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self.proc.stdin is not None
+
+    def send(self, job: Job, source: str, signature: list) -> bool:
+        line = json.dumps({"key": job.key, "source": source, "signature": signature})
+        with self.lock:
+            self.jobs.setdefault(job.key, []).append(job)
+            try:
+                self.proc.stdin.write(line + "\n")
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                self.jobs[job.key].remove(job)
+                return False
+        return True
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue
+            with self.lock:
+                waiting = self.jobs.pop(reply.get("key"), [])
+            for job in waiting:
+                job.finish(bool(reply.get("ok")), reply.get("error"))
+        with self.lock:  # the worker is gone: whatever it did not answer failed
+            waiting = [j for js in self.jobs.values() for j in js]
+            self.jobs.clear()
+        for job in waiting:
+            job.finish(False, "the compile worker exited")
+
+
+_worker: _Worker | None = None
+_start_lock = threading.Lock()
+
+
+def submit(key: str, source: str, signature: list) -> Job:
+    """Send one program to the worker (started if needed); the returned job fails at
+    once when no worker can be started (the caller then compiles in-process)."""
+    global _worker
+    job = Job(key)
+    with _start_lock:
+        for _attempt in range(2):
+            try:
+                if _worker is None or not _worker.alive():
+                    _worker = _Worker()
+                if _worker.send(job, source, signature):
+                    return job
+            except OSError as e:
+                job.finish(False, f"cannot start the compile worker: {e}")
+                return job
+            _worker = None
+    job.finish(False, "the compile worker did not take the job")
+    return job
+
+
+def _after_fork_in_child() -> None:
+    global _worker, _start_lock
+    _worker, _start_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+# --- the worker process -------------------------------------------------------------
+
+def _compile_one(request: dict) -> dict:
+    from graphc.runtime import cache
+    from graphc.runtime.cpu import numba_cpu
+
+    key, source = request["key"], request["source"]
+    if cache.key_for(source) != key:  # another graphc or Numba version than the parent's
+        return {"key": key, "ok": False, "error": "version mismatch with the parent"}
+    try:
+        _dispatcher, path = numba_cpu.compile_source(source, key, request["signature"])
+    except Exception as e:  # noqa: BLE001 - the parent compiles again and reports it
+        return {"key": key, "ok": False, "error": f"{type(e).__name__}: {e}"[:2000]}
+    ok = path is not None and cache.on_disk(key)
+    return {"key": key, "ok": ok, "error": None if ok else "not cached on disk"}
+
+
+def main() -> None:
+    """The worker: compile every job read from stdin, answer each on stdout."""
+    import warnings
+
+    warnings.simplefilter("ignore")  # the parent warns when it loads or compiles itself
+    jobs: queue.Queue = queue.Queue()
+
+    def read() -> None:  # read eagerly, so the parent's writes never block
+        for line in sys.stdin:
+            jobs.put(line)
+        jobs.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        try:
+            line = jobs.get(timeout=IDLE_EXIT)
+        except queue.Empty:
+            return
+        if line is None:
+            return
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        reply = _compile_one(request)
+        try:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+        except OSError:  # the parent is gone; keep compiling what it sent
+            pass
+
+
+if __name__ == "__main__":
+    main()

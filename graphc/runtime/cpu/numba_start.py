@@ -1,0 +1,76 @@
+"""Importing Numba once per process, cheaply and so that an interrupted import can be retried."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+_numba_started = False
+_numba_lock = threading.Lock()
+
+
+def start() -> None:
+    """Import Numba once; an import cut short (Ctrl-C) can be tried again.
+
+    A ``KeyboardInterrupt`` in the middle of ``import numba`` leaves half-initialized
+    ``numba.*`` modules in ``sys.modules``, and every later import then fails
+    (``module 'numba' has no attribute 'core'``); so on any failure the modules that
+    this import added are removed and the next call imports from scratch.
+    """
+    global _numba_started
+    if _numba_started:
+        return
+    with _numba_lock:
+        if _numba_started:
+            return
+        before = set(sys.modules)
+        try:
+            _import()
+        except BaseException:
+            for name in [n for n in sys.modules if n not in before]:
+                if name.split(".")[0] in ("numba", "llvmlite"):
+                    del sys.modules[name]
+            raise
+        _numba_started = True
+
+
+def _import() -> None:
+    """Import Numba, without letting its start-up import ``scipy.linalg`` (0.4-0.6 s here).
+
+    Numba's ``numba.np.arraymath`` asks at import whether BLAS is there by importing
+    ``scipy.linalg.cython_blas``; that import is most of the time a fresh process needs
+    to load a program from disk. When SciPy is installed (a dependency of graphc) the
+    answer is yes, so the probe is skipped while that module imports: typing ``np.dot``
+    still calls the real check when a program with a float matmul *compiles*, and a
+    loaded program's BLAS calls import SciPy on their first run. Any surprise (another
+    Numba version) just imports normally.
+    """
+    import importlib.util
+
+    if "numba.np.arraymath" not in sys.modules and importlib.util.find_spec("scipy"):
+        try:
+            from numba.np import linalg
+        except Exception:  # noqa: BLE001 - imported normally below
+            linalg = None
+        if linalg is not None:
+            probe = linalg.ensure_blas
+            linalg.ensure_blas = lambda: None
+            try:
+                import numba.np.arraymath  # noqa: F401
+            except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
+                pass
+            finally:
+                linalg.ensure_blas = probe
+    import numba  # noqa: F401
+    import numba.core.caching  # noqa: F401
+
+
+def prewarm() -> None:
+    """Import Numba and set up its CPU target (typing and lowering registries, ~0.1 s
+    here) ahead of the first program; a thread waiting for the compile worker runs this
+    so that loading the worker's program afterwards takes milliseconds."""
+    start()
+    from numba.core.registry import cpu_target
+
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
