@@ -134,6 +134,20 @@ def _on(cuda, out, device):
     return placed(out, device)
 
 
+def scope_for(values):
+    """``gc.device(d)`` when every tensor in ``values`` (a nest) is on one accelerator
+    ``d``, else a scope that does nothing: work that makes its own tensors beside them
+    (a gradient walk's seeds and ones) makes them there."""
+    import contextlib
+
+    from graphc.tracer import nest
+
+    devices = {t.device for t in nest.flatten(values)[0] if isinstance(t, Tensor)}
+    if len(devices) != 1 or CPU in devices or scope.current() is not None:
+        return contextlib.nullcontext()
+    return scope.device(devices.pop())
+
+
 def place_new(t: Tensor) -> Tensor:
     """``t`` (a new eager CPU tensor) moved to the calling thread's device scope."""
     device = scope.current()
@@ -162,6 +176,25 @@ def run_call(concrete, device: str, arrays) -> list:
     """One call of a ``ConcreteFunction`` on ``device``: its executor there (built once
     per device and optimizer options: a CPU and a GPU call never share one) on the
     inputs (device tensors' arrays; host arrays are copied in), outputs left there."""
+    run = _executors(concrete, device)[0]
+    outs = run([a._dev if type(a) is DeviceTensor else a for a in arrays])
+    return [placed(o, device) for o in outs]
+
+
+def runtime_text(concrete) -> str:
+    """``fn.explain``'s section for each accelerator ``concrete`` runs on (those it ran
+    on, and the calling thread's scope)."""
+    devices = list(concrete._device_executors)
+    current = scope.current()
+    if current not in (None, CPU) and current not in devices:
+        devices.append(current)
+    return "".join(f"\n\n=== runtime on {d} ===\n" + _executors(concrete, d)[1].explain()
+                   for d in devices)
+
+
+def _executors(concrete, device: str):
+    """``(run, executor)`` of ``concrete`` on ``device``: ``run`` is the backend's
+    executor, wrapped to hold the locks of the variables the graph writes."""
     from graphc.config import state
 
     version = state.optimizer_version
@@ -171,12 +204,12 @@ def run_call(concrete, device: str, arrays) -> list:
             hit = concrete._device_executors.get(device)
             if hit is None or hit[0] != version:
                 hit = concrete._device_executors[device] = (
-                    version, _executor(concrete, device))
-    outs = hit[1]([a._dev if type(a) is DeviceTensor else a for a in arrays])
-    return [placed(o, device) for o in outs]
+                    version, *_build(concrete, device))
+    return hit[1:]
 
 
-def _executor(concrete, device: str):
+def _build(concrete, device: str):
+    from graphc.errors import FallbackError
     from graphc.tracer.concrete import _variable_guard
 
     function = concrete._function
@@ -186,4 +219,9 @@ def _executor(concrete, device: str):
             f"reference interpreter, CPU only) but is called on {device}: drop backend= "
             "to run it there, or call it outside the gc.device scope with host tensors")
     graph = concrete.optimized_graph
-    return _variable_guard(graph)(_backend().executor_for(graph, _index(device)))
+    executor = _backend().executor_for(graph, _index(device))
+    if function._jit_compile and executor.reasons:
+        raise FallbackError(
+            f"gc.function {function.__name__!r} (jit_compile=True) cannot run entirely as "
+            f"CUDA kernels on {device}: " + "; ".join(executor.reasons))
+    return _variable_guard(graph)(executor), executor

@@ -340,9 +340,9 @@ def copy(a) -> Tensor:
     """``np.copy``: a tensor with the same value. Eagerly, under a ``gc.device`` scope
     the copy is made on that device (from whichever device ``a`` is on); this is how
     tensors move between devices (docs/devices.md)."""
-    if trace.active():
-        return bind(IDENTITY, a)
-    return placement.copy(a, IDENTITY)
+    if (_placing or placement.made) and not trace.active():
+        return placement.copy(a, IDENTITY)
+    return bind(IDENTITY, a)
 
 
 def tf_identity(x, name=None) -> Tensor:

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from graphc import config
+from graphc.device import placement
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
 from graphc.errors import RetracingWarning
@@ -309,6 +310,7 @@ class Function:
 
             runtime = concrete.runtime or numba_cpu.executor_for(concrete.optimized_graph)
             text += "\n\n=== runtime ===\n" + runtime.explain()
+            text += placement.runtime_text(concrete)  # on accelerators, if any
         else:
             text += "\n\n=== runtime ===\nbackend: numpy (reference interpreter)"
         print(text)

@@ -61,9 +61,12 @@ def inner_reads() -> dict:
 
 
 def backward(tape, target, sources, output_gradients, unconnected):
+    from graphc.device.placement import scope_for
+
     saved, _reads.by_value = _reads.by_value, getattr(tape, "_inner_reads", {})
     try:
-        return _backward(tape, target, sources, output_gradients, unconnected)
+        with scope_for(target):  # a target on a GPU: the walk's new tensors made there
+            return _backward(tape, target, sources, output_gradients, unconnected)
     finally:
         _reads.by_value = saved
 
