@@ -79,6 +79,7 @@ def test_report_sections_and_one_picture_per_graph(report):
         assert f">{heading}</h3>" in text
     assert "argument &#x27;x&#x27;: float32[3] -&gt; float32[4]" in text  # retrace reason
     assert "tracing took" in text and "optimization passes took" in text
+    assert ">x = %0:f32[4]</text>" in text and ">n = %1:i32[]</text>" in text
     assert text.count("x: float32 Tensor, shape=(3,)") >= 1
     assert "x: float32 Tensor, shape=(4,)" in text
 

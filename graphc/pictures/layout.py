@@ -119,12 +119,14 @@ def _subgraph_items(node):
     return out
 
 
-def _boxes(graph, namer):
+def _boxes(graph, namer, input_names):
     """Boxes for inputs and nodes, and the edges between them as box indices."""
     boxes, edges, made = [], [], {}
     for v in graph.inputs:
         made[v.id] = len(boxes)
-        boxes.append(Box("input", [_cut(namer.typed(v))], tip=f"input {namer.typed(v)}"))
+        name = input_names.get(v.id)
+        text = namer.typed(v) if name is None else f"{name} = {namer.typed(v)}"
+        boxes.append(Box("input", [_cut(text)], tip=f"input {text}"))
     for node in graph.nodes:
         me = len(boxes)
         outs = [namer.typed(v) for v in node.outputs if not v.aval.is_token]
@@ -244,10 +246,11 @@ def _place_x(boxes, rows, up, down) -> None:
                 boxes[i].x = x + shift
 
 
-def layout(graph) -> Layout:
-    """Lay out ``graph`` (and its bodies, recursively) as boxes and routed edges."""
+def layout(graph, input_names=None) -> Layout:
+    """Lay out ``graph`` (and its bodies, recursively) as boxes and routed edges;
+    ``input_names`` (input value id -> argument name) labels the graph's inputs."""
     namer = Namer(graph)
-    boxes, edges = _boxes(graph, namer)
+    boxes, edges = _boxes(graph, namer, input_names or {})
     for box in boxes:
         _size(box)
     if not boxes:

@@ -11,6 +11,7 @@ that comes from the user's program (names, reprs, source paths) is escaped.
 from __future__ import annotations
 
 import inspect
+import os
 from html import escape
 
 from graphc.passes.report import format_report
@@ -32,8 +33,10 @@ table { border-collapse: collapse; } td, th { text-align: left; vertical-align: 
 .graph { overflow: auto; max-height: 900px; border: 1px solid #ddd; padding: 4px;
   margin: 0; }
 .python { color: #c26a00; } .fallback { color: #b3261e; } .compiled { color: #2a6e2a; }
-.legend span { display: inline-block; padding: 0 6px; margin-right: 8px;
-  border: 1px solid #999; }
+.legend span { display: inline-block; padding: 0 6px; margin-right: 8px; color: #1a1a1a;
+  border: 1px solid; } .legend .compiled { background: #e4eefb; border-color: #41689c; }
+.legend .python { background: #fde7cf; border-color: #c26a00; }
+.legend .fallback { background: #f9d6d5; border-color: #b3261e; }
 """
 
 
@@ -52,13 +55,16 @@ def _secs(s) -> str:
 def _defined_at(fn) -> str:
     try:
         target = inspect.unwrap(fn)
-        return f"{inspect.getsourcefile(target)}:{target.__code__.co_firstlineno}"
-    except (TypeError, AttributeError, OSError):
+        path = inspect.getsourcefile(target)
+        rel = os.path.relpath(path)  # short when under the working directory
+        path = path if rel.startswith("..") else rel
+        return f"{path}:{target.__code__.co_firstlineno}"
+    except (TypeError, AttributeError, OSError, ValueError):
         return "unknown"
 
 
-def _picture(graph, id_prefix, kinds=None) -> str:
-    lay = layout(graph)
+def _picture(concrete, graph, id_prefix, kinds=None) -> str:
+    lay = layout(graph, concrete.input_names)
     if lay.count_boxes() > MAX_DRAWN:
         return (f'<p class="too-large">{lay.count_boxes()} boxes: too large to draw '
                 "here; see the listing below, or graph.to_dot() with Graphviz.</p>")
@@ -127,7 +133,7 @@ def _trace_section(function, concrete, k: int) -> list:
     out += [f"<tr><th>{_e(a)}</th><td>{_e(b)}</td></tr>" for a, b in facts]
     out += ["</table>",
             "<h3>Graph as traced</h3>",
-            f'<figure class="graph traced">{_picture(concrete.graph, f"t{k}a")}</figure>',
+            f'<figure class="graph traced">{_picture(concrete, concrete.graph, f"t{k}a")}</figure>',
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.graph, show_src=True), "listing"), "</details>",
             "<h3>Optimization passes</h3>",
@@ -137,7 +143,7 @@ def _trace_section(function, concrete, k: int) -> list:
             '<span class="python">Python by design</span>'
             '<span class="fallback">fallback to Python</span></p>',
             f'<figure class="graph optimized">'
-            f'{_picture(concrete.optimized_graph, f"t{k}b", where.kinds)}</figure>',
+            f'{_picture(concrete, concrete.optimized_graph, f"t{k}b", where.kinds)}</figure>',
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.optimized_graph, show_src=True), "listing"),
             "</details>",
@@ -148,7 +154,7 @@ def _trace_section(function, concrete, k: int) -> list:
 def html_report(function) -> str:
     """The report page of ``function`` (a ``gc.function``) over its current traces."""
     name = function.__name__
-    traces = function.concrete_functions()
+    traces = sorted(function.concrete_functions(), key=lambda c: c.trace_number)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>graphc report: {_e(name)}</title>", f"<style>{CSS}</style>",
            "</head><body>", f'<h1>gc.function <code>{_e(name)}</code></h1>',
@@ -157,12 +163,13 @@ def html_report(function) -> str:
         out.append('<p class="no-traces">No traces yet: call the function (or pass '
                    "example arguments to explain) first.</p>")
     else:
-        out.append('<nav><ol class="toc">')
-        for k, c in enumerate(traces, 1):
-            out.append(f'<li><a href="#trace-{k}"><code>{_e(_short(c))}</code></a></li>')
-        out.append("</ol></nav>")
-    for k, concrete in enumerate(traces, 1):
-        out += _trace_section(function, concrete, k)
+        out.append('<nav><ul class="toc">')
+        for c in traces:
+            out.append(f'<li><a href="#trace-{c.trace_number}">Trace {c.trace_number}: '
+                       f"<code>{_e(_short(c))}</code></a></li>")
+        out.append("</ul></nav>")
+    for concrete in traces:
+        out += _trace_section(function, concrete, concrete.trace_number)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

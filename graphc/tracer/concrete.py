@@ -98,7 +98,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                 template.append(leaf)
     graph = ctx.finish(values)
     concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
-    concrete.trace_seconds = time.perf_counter() - started
+    concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
     return concrete
 
 
@@ -169,9 +169,11 @@ class ConcreteFunction:
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
-        self.trace_reason = ""  # why gc.function traced it (fn.retrace_reasons' entry)
-        self.trace_seconds = None  # how long tracing took
         self._device_executors = {}  # accelerator -> (optimizer_version, executor)
+        # set when tracing (the report shows them): why, how long it took, which trace of
+        # the function (1, 2, ...), and graph input value id -> argument name
+        self.trace_reason, self.trace_seconds, self.trace_number = "", None, 0
+        self.input_names = {}
         # builds of the executor and of optimized graphs (once each, however many
         # threads ask at once), and the swap to the compiled runner
         self._lock = threading.RLock()

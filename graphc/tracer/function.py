@@ -231,6 +231,7 @@ class Function:
         concrete = trace_concrete(self, self._converted(), names, self._params, args)
         concrete.trace_reason = reason
         self.tracing_count += 1
+        concrete.trace_number = self.tracing_count
         self.retrace_reasons.append(reason)
         self._recent.append(True)
         self._traces_since_warning += 1
