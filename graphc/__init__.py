@@ -95,4 +95,5 @@ _install()
 del _install
 
 __version__ = "0.1.0"
-from graphc import saved_model  # noqa: E402  (after the ops it serializes are registered)
+# after the ops they use are registered; graphc.dask imports Dask only when used
+from graphc import dask, saved_model  # noqa: E402

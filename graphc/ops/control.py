@@ -17,6 +17,7 @@ import numpy as np
 
 from graphc.errors import AutographError
 from graphc.ops.attr_types import GRAPH, GRAPHS
+from graphc.ops.blocks import BRANCH, LOOP
 from graphc.ops.control_loop import stage_loop
 from graphc.ops.control_trace import Site, is_symbolic, join_shapes, scalar_bool, stage_branches
 from graphc.ops.registry import OpDef, register
@@ -48,7 +49,7 @@ def _cond_ref(pred, *operands, true_fn, false_fn):
 COND = register(OpDef(
     name="cond",
     attrs={"true_fn": GRAPH, "false_fn": GRAPH},
-    infer=_cond_infer, ref=_cond_ref, multiple_results=True,
+    infer=_cond_infer, ref=_cond_ref, multiple_results=True, blocks=BRANCH,
     doc="true_fn(*operands) if pred else false_fn(*operands); only one branch runs",
 ))
 
@@ -69,7 +70,7 @@ def _switch_ref(index, *operands, branches):
 SWITCH_CASE = register(OpDef(
     name="switch_case",
     attrs={"branches": GRAPHS},
-    infer=_switch_infer, ref=_switch_ref, multiple_results=True,
+    infer=_switch_infer, ref=_switch_ref, multiple_results=True, blocks=BRANCH,
     doc="branches[index](*operands); out-of-range indices run the last branch",
 ))
 
@@ -91,7 +92,7 @@ def _while_ref(*operands, cond, body):
 WHILE_LOOP = register(OpDef(
     name="while_loop",
     attrs={"cond": GRAPH, "body": GRAPH},
-    infer=_while_infer, ref=_while_ref, multiple_results=True,
+    infer=_while_infer, ref=_while_ref, multiple_results=True, blocks=LOOP,
     doc="while cond(*vars, *consts): vars = body(*vars, *consts)",
 ))
 

@@ -21,6 +21,7 @@ fused and unfused results are bit-identical.
 from __future__ import annotations
 
 from graphc.ops.attr_types import GRAPH
+from graphc.ops.blocks import ELEMENTWISE
 from graphc.ops.registry import OpDef, register
 from graphc.tracer.ir import Aval
 
@@ -48,7 +49,7 @@ def _ref(*arrays, subgraph):
 FUSED_ELEMENTWISE = register(OpDef(
     name="fused_elementwise",
     attrs={"subgraph": GRAPH},
-    infer=_infer, ref=_ref, multiple_results=True,
+    infer=_infer, ref=_ref, multiple_results=True, blocks=ELEMENTWISE,
     doc="elementwise ops fused by the fusion pass; runs its subgraph",
 ))
 

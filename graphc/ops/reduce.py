@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops import blocks
 from graphc.ops.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import normalize_axes, normalize_axis, probe_dtype
@@ -104,6 +105,12 @@ def _scan(name, fn):
 
 CUMSUM = _scan("cumsum", np.cumsum)
 CUMPROD = _scan("cumprod", np.cumprod)
+
+# how each runs on the blocks of a chunked array (graphc.dask; see ops/blocks.py)
+for _op, _rule in ((SUM, blocks.SUM), (PROD, blocks.PROD), (MEAN, blocks.MEAN),
+                   (MAX, blocks.MAX), (MIN, blocks.MIN), (ANY, blocks.ANY), (ALL, blocks.ALL),
+                   (CUMSUM, blocks.ALONG_AXIS), (CUMPROD, blocks.ALONG_AXIS)):
+    _op.blocks = _rule
 
 
 def _axis(axis):

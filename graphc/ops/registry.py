@@ -78,6 +78,9 @@ class OpDef:
     * ``attrs``: every attr the op takes, name -> kind (``graphc.ops.attr_types``:
       ``{"axis": AXES, "keepdims": BOOL}``; ``{}`` for none). A loaded saved graph's
       attrs are checked against it.
+    * ``blocks``: how the op runs on the blocks of a chunked array (``graphc.dask``), a
+      rule of :mod:`graphc.ops.blocks`; ``None``: blockwise when ``elementwise``, else
+      the op cannot be split by blocks.
     """
 
     name: str
@@ -94,6 +97,7 @@ class OpDef:
     grad: Callable | None = None
     batch: Callable | None = None
     attrs: dict | None = None
+    blocks: object = None
     doc: str = ""
     extra: dict = field(default_factory=dict)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import sys
 import threading
 import warnings
 import weakref
@@ -50,6 +51,7 @@ _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
 _registry_lock = threading.RLock()
 _state = config.state
 _open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
+_modules = sys.modules
 
 
 class Function:
@@ -158,6 +160,12 @@ class Function:
                 return fast[1]._call_arrays(arrays)
         if kwargs or not self._simple or len(args) != len(self._params):
             args = self._bind(args, kwargs)
+        if "dask.array" in _modules:  # Dask array arguments: a Dask array, block by block
+            from graphc.dask.api import dask_call
+
+            out = dask_call(self, args)
+            if out is not NotImplemented:
+                return out
         flat_args = args
         key = tuple([structure_key(a) for a in args])
         last = self._last

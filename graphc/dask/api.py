@@ -1,0 +1,135 @@
+"""Calling a ``gc.Function`` on Dask arrays: trace, split, build Dask arrays.
+
+1. Dask arguments are unified as Dask's elementwise ops do (right-aligned dims share a
+   grid axis; chunks are made to agree, rechunking where they differ); a NumPy argument
+   that broadcasts with them joins them as one chunk, others stay unchunked operands.
+2. The function is traced with the *block signature*: a dim split into several chunks
+   is ``None`` (its size differs per block), the others keep their size. Code reading
+   such a dim's size gets ``None`` rather than a block's size, so no block size can be
+   baked into the graph.
+3. :mod:`graphc.dask.split` walks the optimized graph with the ops' block rules and
+   :mod:`graphc.dask.stages` builds one Dask array per output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphc.dask.split import BlockSplitError, Split
+from graphc.dask.stages import Stages
+from graphc.tracer import nest
+from graphc.tracer.concrete import _TENSOR, _is_tensor_leaf
+from graphc.tracer.signature import TensorSpec, structure_key
+from graphc.tracer.tensor import Tensor
+
+
+def is_dask_array(x) -> bool:
+    t = type(x)
+    return t.__name__ == "Array" and t.__module__.startswith("dask.array")
+
+
+def map_blocks(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` over Dask arrays, block by block: a ``dask.array`` (or the
+    function's output structure holding them). ``fn``: a ``gc.function`` or a Python
+    function (wrapped in ``gc.function``). Raises :class:`BlockSplitError` naming the op
+    when the graph cannot be split by blocks.
+
+    >>> y = gc.dask.map_blocks(lambda x: gc.sqrt(x) * 2, da.ones(10**6, chunks=10**5))
+    >>> float(y.sum().compute())    # doctest: +SKIP
+    2000000.0
+    """
+    from graphc.tracer.function import Function, function
+
+    fn = fn if isinstance(fn, Function) else function(fn)
+    out = dask_call(fn, fn._bind(args, kwargs))
+    return fn(*args, **kwargs) if out is NotImplemented else out
+
+
+def dask_call(function, args):
+    """The hook of ``Function.__call__`` (``args`` in parameter order): Dask arrays out,
+    or ``NotImplemented`` when no argument holds a Dask array."""
+    flat = [nest.flatten(a) for a in args]
+    leaves = [x for ls, _ in flat for x in ls]
+    if not any(is_dask_array(x) for x in leaves):
+        return NotImplemented
+    arrays, places, grid = _unify(leaves)
+    spec_args = []
+    for (ls, td) in flat:
+        spec_args.append(nest.unflatten(td, [_spec(arrays.get(id(x)), places.get(id(x)), x)
+                                             for x in ls]))
+    key = tuple(structure_key(a) for a in spec_args)
+    concrete = function._lookup(key, spec_args)
+    graph = concrete.optimized_graph
+    tensors = [x for x in leaves if _is_tensor_leaf(x) or is_dask_array(x)]
+    if len(tensors) != len(graph.inputs):
+        raise BlockSplitError(f"{function.__name__}: gc.Variable arguments cannot be "
+                              "mapped over Dask blocks")
+    inputs, input_places = {}, []
+    for v, x in zip(graph.inputs, tensors):
+        inputs[v.id] = arrays.get(id(x)) if id(x) in arrays else _whole_dask(x)
+        input_places.append(places.get(id(x), (None,) * len(v.aval.shape or ())))
+    split = Split(graph, input_places, function.__name__)
+    stages = Stages(graph, split, inputs, grid, function.__name__)
+    out = list(concrete._out_template)
+    for slot, v in zip(concrete._tensor_slots, graph.outputs):
+        out[slot] = stages.value(v)
+    assert all(x is not _TENSOR for x in out)
+    return nest.unflatten(concrete._out_treedef, out)
+
+
+def _unify(leaves):
+    """``({id(leaf): unified Dask array}, {id(leaf): place}, {label: size})``."""
+    import dask.array as da
+    from dask.array.core import unify_chunks
+
+    chunked = [x for x in leaves if is_dask_array(x)]
+    rank = max(x.ndim for x in chunked)
+    shape = np.broadcast_shapes(*[x.shape for x in chunked])
+    joined = list(chunked)
+    for x in leaves:  # NumPy operands broadcasting with the arrays are chunked alike
+        a = _as_numpy(x)
+        if a is not None and a.ndim and _broadcasts(a.shape, shape):
+            joined.append(x)
+    pairs = []
+    for x in joined:
+        arr = x if is_dask_array(x) else da.from_array(_as_numpy(x), chunks=-1)
+        pairs += [arr, tuple(f"d{rank - x.ndim + i}" for i in range(x.ndim))]
+    chunkss, unified = unify_chunks(*pairs)
+    arrays, places = {}, {}
+    for x, arr in zip(joined, unified):
+        arrays[id(x)] = arr
+        places[id(x)] = tuple(
+            f"d{rank - arr.ndim + i}" if arr.numblocks[i] > 1 else None
+            for i in range(arr.ndim))
+    grid = {label: sum(chunks) for label, chunks in chunkss.items()}
+    return arrays, places, grid
+
+
+def _broadcasts(a, b) -> bool:
+    try:
+        return np.broadcast_shapes(a, b) == tuple(b)
+    except ValueError:
+        return False
+
+
+def _as_numpy(x):
+    if type(x) is np.ndarray:
+        return x
+    if isinstance(x, Tensor) and x._np is not None:
+        return x._np
+    return None
+
+
+def _spec(arr, place, leaf):
+    """What the trace sees for one leaf: a spec with ``None`` for chunked dims."""
+    if arr is None:
+        return leaf
+    shape = [None if label is not None else d for d, label in zip(arr.shape, place)]
+    return TensorSpec(shape, arr.dtype)
+
+
+def _whole_dask(x):
+    import dask.array as da
+
+    a = _as_numpy(x)
+    return da.from_array(np.asarray(x) if a is None else a, chunks=-1)

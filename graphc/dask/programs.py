@@ -1,0 +1,92 @@
+"""What a Dask task calls: a graph shipped as wire JSON, run by a per-process cache.
+
+A :class:`GraphProgram` pickles as its wire form only (``__reduce__``: JSON text and
+constant arrays), never as a closure. Each process keeps one executor per graph hash
+(:data:`_executors`): the first call in a process builds the graph from the text and
+compiles it (``compiled=True``: block graphs) through the normal program cache, or runs
+it on the interpreter (``compiled=False``: the tiny combine graphs, whose shapes vary with
+the tree); later calls, from any thread, reuse it. :func:`stats` counts the builds.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from graphc.dask import wire
+
+_executors: dict = {}       # graph hash -> executor (arrays -> list of arrays)
+_builds: dict = {}          # graph hash -> times this process built it (1 when cached)
+_lock = threading.Lock()    # one build per hash, however many threads ask at once
+
+
+class GraphProgram:
+    """``program(*blocks, **ignored) -> array or tuple``: one graph, called per block.
+
+    ``single``: return the one output itself (Dask's functions expect an array)."""
+
+    def __init__(self, graph=None, compiled=True, single=True, text=None, arrays=None):
+        if text is None:
+            text, arrays = wire.dumps(graph)
+        self.text, self.arrays = text, arrays
+        self.key = wire.digest(text, arrays)
+        self.compiled, self.single = compiled, single
+        self._graph = graph
+
+    def __reduce__(self):
+        return (_from_wire, (self.text, self.arrays, self.compiled, self.single))
+
+    def __dask_tokenize__(self):
+        return ("graphc.dask.GraphProgram", self.key, self.compiled, self.single)
+
+    def __repr__(self):
+        return f"<graphc GraphProgram {self.key[:12]}>"
+
+    def __call__(self, *blocks, **_dask_kwargs):  # da.reduction passes axis=, keepdims=
+        run = _executors.get(self.key)
+        if run is None:
+            run = self._build()
+        outs = run([np.asarray(b) for b in blocks])
+        return outs[0] if self.single else tuple(outs)
+
+    def _build(self):
+        with _lock:
+            run = _executors.get(self.key)
+            if run is not None:
+                return run
+            graph = self._graph if self._graph is not None else wire.loads(
+                self.text, self.arrays)
+            run = _executor(graph, self.compiled)
+            _executors[self.key] = run
+            _builds[self.key] = _builds.get(self.key, 0) + 1
+            return run
+
+
+def _from_wire(text, arrays, compiled, single):
+    return GraphProgram(text=text, arrays=arrays, compiled=compiled, single=single)
+
+
+def _executor(graph, compiled):
+    if not compiled:
+        from graphc.runtime.interpreter import run_graph
+
+        return lambda arrays: run_graph(graph, arrays)
+    from graphc.runtime.cpu import numba_cpu
+
+    ex = numba_cpu.executor_for(graph)
+    if isinstance(ex, numba_cpu.Executor) and ex.backend != "numba" and not ex.reasons:
+        ex.compile_now()  # compile now: every block after the first runs compiled
+    return ex
+
+
+def stats() -> dict:
+    """This process's program builds: ``{graph hash: builds}`` (each is 1: built once)."""
+    with _lock:
+        return dict(_builds)
+
+
+def backends() -> dict:
+    """``{graph hash: "numba" | "numpy"}``: how each program built here runs."""
+    with _lock:
+        return {k: getattr(ex, "backend", "numpy") for k, ex in _executors.items()}

@@ -1,0 +1,156 @@
+"""Dask arrays for the values of a split graph: blockwise stages and tree reductions.
+
+Every value that is needed is built from the *stop* values (graph inputs and cut
+results) it depends on: one ``da.blockwise`` whose task calls a :class:`GraphProgram`
+holding the slice of the graph that computes it. A cut (a reduction over a chunked
+axis) is a blockwise partial (the slice plus the rule's partial reduction, kept dims)
+followed by ``da.reduction`` with a combine graph and an aggregate graph (the combine
+plus the rule's ``finish``). Output ``meta``, dtypes and chunks come from the graph's
+avals and the block places, never from calling a program on dummy blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from graphc.dask.programs import GraphProgram
+from graphc.dask.split import slice_graph
+from graphc.ops import registry
+from graphc.tracer import ir
+
+
+def _identity(x, axis=None, keepdims=None, **_kw):
+    return x
+
+
+class Stages:
+    """Builds Dask arrays for values of ``graph`` split by ``split``.
+
+    ``inputs``: graph input id -> Dask array (chunks unified); ``grid``: label -> total
+    size of that grid axis."""
+
+    def __init__(self, graph, split, inputs: dict, grid: dict, name: str):
+        self.graph, self.split, self.grid, self.name = graph, split, grid, name
+        self.memo = dict(inputs)
+        self.cut_of = {node.outputs[0].id: node for node in split.cuts}
+        self.stop = set(inputs) | set(self.cut_of)
+        self._fresh = itertools.count()
+
+    def value(self, v):
+        """The Dask array of graph value ``v``."""
+        arr = self.memo.get(v.id)
+        if arr is None:
+            node = self.cut_of.get(v.id)
+            arr = self._reduction(node) if node is not None else self._blockwise(v)
+            self.memo[v.id] = arr
+        return arr
+
+    # ------------------------------------------------------------------ blockwise
+    def _blockwise(self, v, partial=None):
+        import dask.array as da
+
+        inputs, nodes = slice_graph(self.graph, [v], self.stop)
+        out = v
+        if partial is not None:  # (op, attrs, src): the per-block partial reduction
+            out = _apply(partial[0], v, partial[1], partial[2])
+            nodes = nodes + [out.node]
+            out = out.value
+        graph = ir.Graph(inputs, nodes, [out], name=f"{self.name}_block")
+        place = self.split.places[v.id]
+        if partial is not None:
+            axes = partial[1]["axis"]
+            adjust = {place[a]: _ones for a in axes if place[a] is not None}
+            place = tuple(None if i in axes and label is None else label
+                          for i, label in enumerate(place))
+        else:
+            adjust = None
+        if not inputs:  # whole and input-free (constants): one task holding the result
+            result = GraphProgram(graph, compiled=False)()
+            return da.from_array(np.asarray(result), chunks=-1)
+        args = []
+        for u in inputs:
+            args += [self.value(u), self._index(self.split.places[u.id])]
+        out_ind, new_axes = [], {}
+        for label, size in zip(place, out.aval.shape):
+            if label is None and size is None:
+                self.split.refuse(self._producer(v), "its result has a shape that "
+                                  "depends on data, but a Dask array needs its shape first")
+            if label is None:
+                label = f"_w{next(self._fresh)}"
+                new_axes[label] = size
+            out_ind.append(label)
+        aval, program = out.aval, GraphProgram(graph)
+        return da.blockwise(
+            program, tuple(out_ind), *args, new_axes=new_axes or None,
+            adjust_chunks=adjust, concatenate=True, align_arrays=False,
+            dtype=aval.dtype, meta=np.empty((0,) * len(aval.shape), aval.dtype),
+            token=f"graphc-{self.name}" + ("" if partial is None else "-partial"))
+
+    def _producer(self, v):
+        return next((n for n in self.graph.nodes if any(o is v for o in n.outputs)), None)
+
+    def _index(self, place):
+        return tuple(label if label is not None else f"_w{next(self._fresh)}"
+                     for label in place)
+
+    # ------------------------------------------------------------------ reductions
+    def _reduction(self, node):
+        import dask.array as da
+
+        axes, rule = self.split.cuts[node]
+        x = node.inputs[0]
+        op_name, attrs = rule.partial_op(node, axes)
+        partial = self._blockwise(x, (registry.get(op_name), attrs, node.src))
+        out_aval = node.outputs[0].aval
+        count = math.prod(self._size(x, a) for a in axes)
+        combine = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes)
+        aggregate = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes,
+                                rule.finish, count, out_aval.dtype)
+        result = da.reduction(
+            partial, _identity, GraphProgram(aggregate, compiled=False),
+            combine=GraphProgram(combine, compiled=False), axis=axes, keepdims=True,
+            dtype=out_aval.dtype, concatenate=True,
+            meta=np.empty((0,) * partial.ndim, out_aval.dtype),
+            name=f"graphc-{self.name}-{node.op.name}")
+        if not node.attrs.get("keepdims", False):
+            result = result.squeeze(axis=axes)
+        return result
+
+    def _size(self, v, axis):
+        d = v.aval.shape[axis]
+        return d if d is not None else self.grid[self.split.places[v.id][axis]]
+
+
+class _Applied:
+    def __init__(self, node):
+        self.node, self.value = node, node.outputs[0]
+
+
+def _apply(op, x, attrs, src):
+    """A new node ``op(x, **attrs)`` (its aval from the op's ``infer``)."""
+    aval = op.infer(x.aval, **attrs)
+    return _Applied(ir.Node(op, [x], ir.FrozenAttrs(attrs), [ir.Value(aval)], src))
+
+
+def _ones(chunk):
+    return 1
+
+
+def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, out_dtype=None):
+    """The combine (or, with ``finish``, aggregate) graph of a tree reduction: the
+    combine op over ``axes`` of concatenated partials, kept dims, then ``finish``."""
+    import graphc as gc
+
+    op = registry.get(op_name)
+    extra = {"dtype": None} if "dtype" in op.extra.get("attrs", ()) else {}
+
+    def combine(p):
+        total = registry.bind(op, p, axis=axes, keepdims=True, **extra)
+        return total if finish is None else finish(total, count, out_dtype)
+
+    spec = gc.TensorSpec([None] * rank, dtype)
+    fn = gc.function(combine, autograph=False)
+    return fn.get_concrete_function(spec).graph

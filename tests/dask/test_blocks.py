@@ -1,0 +1,159 @@
+"""gc.functions over Dask arrays on the threaded scheduler: each result equals the same
+gc.function on the NumPy array; graphs that cannot be split raise naming the op."""
+
+import subprocess
+import sys
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import graphc as gc
+from graphc.dask import programs
+
+RNG = np.random.default_rng(0)
+X1 = RNG.standard_normal(50).astype(np.float32)
+X2 = RNG.standard_normal((9, 7)).astype(np.float32)
+
+
+def _same(fn, *args, chunks=None, rtol=1e-6):
+    """fn on Dask versions of ``args`` (chunked by ``chunks``) vs fn on the arrays."""
+    dargs = [da.from_array(a, chunks=c) if c is not None else a
+             for a, c in zip(args, chunks)]
+    out = fn(*dargs)
+    assert isinstance(out, da.Array)
+    want = fn(*args).numpy()
+    assert out.shape == want.shape and out.dtype == want.dtype
+    with dask.config.set(scheduler="threads"):
+        got = out.compute()
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-5)
+    return out
+
+
+@gc.function
+def chain(x):
+    y = gc.maximum(x * 1.5 - 0.25, -1.0)
+    return gc.sqrt(gc.abs(y) + 1.0) * 2.0
+
+
+@gc.function
+def affine(x, w, b):
+    return gc.numpy.tanh(x * w + b)
+
+
+@gc.function
+def total(x):
+    return gc.reduce_sum(x * x)
+
+
+@gc.function
+def col_mean(x):
+    return gc.reduce_mean(x, axis=0)
+
+
+@gc.function
+def row_max(x):
+    return gc.reduce_max(x, axis=1, keepdims=True)
+
+
+@gc.function
+def centered(x):
+    return (x - gc.reduce_mean(x)) / (gc.reduce_max(gc.abs(x)) + 1.0)
+
+
+@gc.function
+def newton(x):
+    y = x
+    for _ in gc.range(6):
+        y = 0.5 * (y + x / y)
+    return y
+
+
+def test_elementwise_uneven_chunks_1d_and_2d():
+    _same(chain, X1, chunks=[(20, 20, 10)])
+    out = _same(chain, X2, chunks=[(4, 3)])
+    assert out.chunks == ((4, 4, 1), (3, 3, 1))
+
+
+def test_broadcasting_against_unchunked_and_chunked_operands():
+    w = RNG.standard_normal(7).astype(np.float32)           # broadcasts: chunked alike
+    b = np.float32(0.5) * np.ones((9, 1), np.float32)       # size-1 dim: unchunked
+    _same(affine, X2, w, b, chunks=[(4, 3), None, None])
+    _same(affine, X2, w, b, chunks=[(4, 7), (7,), (3, 1)])
+
+
+def test_reductions_all_axes_one_axis_keepdims_and_two_stages():
+    _same(total, X2, chunks=[(2, 3)], rtol=1e-5)
+    _same(col_mean, X2, chunks=[(2, 3)], rtol=1e-5)
+    _same(row_max, X2, chunks=[(4, 2)])
+    _same(centered, X1, chunks=[(8,)], rtol=1e-5)
+    ints = np.arange(40, dtype=np.int32).reshape(8, 5)
+    _same(gc.function(lambda x: gc.reduce_prod(x % 3 + 1, axis=1)), ints, chunks=[(3, 2)])
+
+
+def test_per_block_tensor_while():
+    x = np.abs(X1) + 0.5
+    _same(newton, x, chunks=[(16,)])
+
+    @gc.function
+    def halve(x):
+        i = gc.constant(0)
+        while i < 4:  # the trip count reads no chunked value
+            x = gc.where(x > 1.0, x * 0.5, x)
+            i += 1
+        return x
+
+    _same(halve, X2 * 8, chunks=[(3, 3)])
+
+
+def test_map_blocks_python_function_and_structures():
+    y = gc.dask.map_blocks(lambda x: {"a": x + 1.0, "n": 3}, da.from_array(X1, chunks=10))
+    assert y["n"] == 3
+    np.testing.assert_allclose(y["a"].compute(), X1 + 1.0)
+
+
+@pytest.mark.parametrize("fn, op, why", [
+    (lambda x: gc.numpy.cumsum(x, axis=0), "cumsum", "split into chunks"),
+    (lambda x: gc.matmul(x, x), "matmul", "no block rule"),
+    (lambda x: x[x > 0], "getitem", "no block rule"),
+    (lambda x, w=np.array([1.0, -1.0, 2.0]): (x + 1.0, w[w > 0]), "getitem",
+     "shape that depends on data"),
+])
+def test_unsplittable_graphs_name_the_op(fn, op, why):
+    with pytest.raises(gc.dask.BlockSplitError, match=why) as info:
+        gc.function(fn)(da.from_array(X2[:7], chunks=3))
+    assert f"op {op!r}" in str(info.value)
+    assert "test_blocks.py" in str(info.value)  # the user's line
+
+
+def test_data_dependent_trip_count_is_refused():
+    @gc.function
+    def shrink(x):
+        while gc.reduce_max(x) > 1.0:
+            x = x * 0.5
+        return x
+
+    with pytest.raises(gc.dask.BlockSplitError, match="inside a loop"):
+        shrink(da.from_array(X1, chunks=10))
+
+
+def test_meta_and_chunks_come_from_shape_inference():
+    @gc.function
+    def fresh(x):
+        return gc.cast(x > 0, np.int8) + 2
+
+    before = programs.stats()
+    y = fresh(da.from_array(X2, chunks=(4, 7)))
+    assert programs.stats() == before  # nothing ran while building the Dask array
+    assert y.dtype == np.int8 and y._meta.dtype == np.int8 and y.chunks == ((4, 4, 1), (7,))
+    assert fresh.experimental_get_tracing_count() == 1
+    y.compute()
+    assert fresh.experimental_get_tracing_count() == 1
+
+
+def test_import_graphc_does_not_import_dask():
+    code = "import sys, graphc; print('dask' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
