@@ -82,26 +82,32 @@ def has_device_tensor(values) -> bool:
 def choose(values, what: str) -> str:
     """The device work on ``values`` runs on; ``DeviceError`` for a mix of devices."""
     target = scope.current()
-    first = None  # (device, position) of the first placed operand
+    first = None  # (device, description) of the first placed operand
     for i, v in enumerate(values):
         dev = device_of(v)
         if dev is None:
             continue
         if target is not None and dev != target:
             raise DeviceError(
-                f"{what}: operand {i} is on {dev} but the enclosing gc.device scope is "
-                f"{target}{source_info.where()}. graphc never moves a tensor implicitly: "
-                f"copy it with gnp.copy(x) under gc.device({target!r}) first")
+                f"{what}: {_operand(v, i)} is on {dev} but the enclosing gc.device scope "
+                f"is {target}{source_info.where()}. graphc never moves a tensor "
+                f"implicitly: copy it with gnp.copy(x) under gc.device({target!r}) first")
         if first is None:
-            first = (dev, i)
+            first = (dev, _operand(v, i))
         elif dev != first[0]:
             raise DeviceError(
-                f"{what}: operands on different devices: operand {first[1]} is on "
-                f"{first[0]}, operand {i} is on {dev}{source_info.where()}. Copy one "
-                f"with gnp.copy(x) under gc.device({first[0]!r}) (or {dev!r}) first")
+                f"{what}: operands on different devices: {first[1]} is on {first[0]}, "
+                f"{_operand(v, i)} is on {dev}{source_info.where()}. Copy one with "
+                f"gnp.copy(x) under gc.device({first[0]!r}) (or {dev!r}) first")
     if target is not None:
         return target
     return first[0] if first is not None else CPU
+
+
+def _operand(v, i: int) -> str:
+    """``operand 1 (float32[2, 3])``, ``operand 0 (gc.Variable float32[])``."""
+    kind = "gc.Variable " if hasattr(v, "_graphc_tensor_") else ""
+    return f"operand {i} ({kind}{np.dtype(v.dtype).name}{list(v.shape)})"
 
 
 def run_eager(op, args, attrs, operands):
