@@ -4,6 +4,7 @@ Public API re-exports only; each name is defined in the module that owns it.
 """
 
 from graphc import autograph, config, debugging, errors, math, random
+from graphc.config import functions_run_eagerly, run_functions_eagerly
 from graphc.device import device
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
@@ -74,13 +75,7 @@ from graphc.tf_api import (
     subtract,
     where,
 )
-from graphc.tracer.function import (
-    Function,
-    clear_caches,
-    function,
-    functions_run_eagerly,
-    run_functions_eagerly,
-)
+from graphc.tracer.function import Function, clear_caches, function
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install

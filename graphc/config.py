@@ -3,6 +3,8 @@
 Public surface (re-exported as ``gc.config``):
 
 * ``set_dtype_promotion("numpy" | "strict")`` / ``get_dtype_promotion()``
+* ``run_functions_eagerly(bool)`` / ``functions_run_eagerly()`` (TensorFlow's spelling
+  of ``gc.run_functions_eagerly``; both names set the same switch)
 * ``optimizer.set_options({...})`` / ``optimizer.get_options()``
 * ``list_devices()``, ``list_physical_devices(device_type=None)``,
   ``list_logical_devices(device_type=None)`` (docs/devices.md)
@@ -43,6 +45,25 @@ class _State:
 
 
 state = _State()
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Make every ``gc.function`` call run its Python function directly, untraced
+    (``tf.config.run_functions_eagerly``): Python side effects and ``print`` happen on
+    every call and a debugger steps through your code. ``False`` traces again.
+
+    >>> gc.config.run_functions_eagerly(True)    # debug
+    >>> gc.config.run_functions_eagerly(False)   # back to graphs
+    """
+    if not isinstance(run_eagerly, bool | int):
+        raise TypeError(f"run_functions_eagerly expects True or False, got {run_eagerly!r}")
+    state.run_functions_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    """True while ``run_functions_eagerly(True)`` is in effect
+    (``tf.config.functions_run_eagerly``)."""
+    return state.run_functions_eagerly
 
 
 def set_dtype_promotion(mode: str) -> None:

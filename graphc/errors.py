@@ -1,6 +1,40 @@
-"""User-facing exceptions. Each says what went wrong and what to do about it."""
+"""User-facing exceptions and warnings. Each says what went wrong and what to do about it.
+
+Every graphc warning is issued through :func:`warn`, which attributes it to the user's own
+line (the innermost frame outside graphc, lines of AutoGraph-generated code mapped back
+to the user's source), so ``warnings`` filters by module and the ``file:line`` shown are
+the user's, never graphc's.
+"""
 
 from __future__ import annotations
+
+import warnings
+
+_registries: dict = {}  # user file of a mapped (generated-code) frame -> warning registry
+
+
+def warn(message, category=None, at=None) -> None:
+    """Issue ``message`` (a string with ``category``, or a Warning instance) at the user's
+    call site: the innermost frame that is not graphc's own code; ``at=(file, line)``
+    names the site instead (a warning from a background thread: where the user's code
+    was traced)."""
+    from graphc.tracer import source_info
+
+    site = source_info.user_site(2) if at is None else (at[0], at[1], None)
+    if site is None:  # no user frame (graphc calling itself): the caller's line
+        warnings.warn(message, category, stacklevel=3)
+        return
+    filename, lineno, frame = site
+    if frame is not None and frame.f_code.co_filename == filename:
+        g = frame.f_globals
+        module, registry = g.get("__name__", "<string>"), g.setdefault(
+            "__warningregistry__", {})
+    else:  # generated code mapped back to the user's file
+        module, registry = filename, _registries.setdefault(filename, {})
+    if isinstance(message, Warning):
+        category = type(message)
+    warnings.warn_explicit(message, category or UserWarning, filename, lineno,
+                           module=module, registry=registry)
 
 
 class InvalidArgumentError(ValueError):

@@ -16,9 +16,9 @@ import functools
 import inspect
 import sys
 import types
-import warnings
 import weakref
 
+from graphc import errors
 from graphc.autograph import operators, origin, transformer
 from graphc.errors import AutographError
 from graphc.tracer import source_info
@@ -163,10 +163,10 @@ def _transform(f) -> _Entry:
 
 
 def _unconverted(f, why: str, error) -> _Entry:
-    warnings.warn(AutographWarning(
+    errors.warn(AutographWarning(
         f"AutoGraph could not convert {f.__qualname__}: {why}. It runs unconverted, so an "
         "`if`, `while` or `for` on a tensor inside it will fail; define it in a .py file, "
-        "or use gc.cond / gc.while_loop directly."), stacklevel=4)
+        "or use gc.cond / gc.while_loop directly."))
     return _Entry(error=error)
 
 

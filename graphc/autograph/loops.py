@@ -7,10 +7,9 @@ range stages one graph ``while_loop`` over the loop variables.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from graphc import errors
 from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
 from graphc.errors import AutographError
 from graphc.ops import control
@@ -37,10 +36,10 @@ def _warn_unrolled(n: int) -> None:
     if where in _warned_unroll:
         return
     _warned_unroll.add(where)
-    warnings.warn(
+    errors.warn(
         f"AutoGraph is unrolling a Python loop of more than {UNROLL_WARNING_ITERATIONS} "
         f"iterations into the graph at {where}: the graph grows with every iteration. "
-        "Loop over gc.range(n) or over a tensor to make it one graph loop.", stacklevel=3)
+        "Loop over gc.range(n) or over a tensor to make it one graph loop.", UserWarning)
 
 
 def while_stmt(test, body, get_state, set_state, names, nouts=None):

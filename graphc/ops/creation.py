@@ -28,6 +28,7 @@ CONST = register(OpDef(
     attrs={"value": CONST},
     infer=lambda value: Aval(value.array.shape, value.array.dtype),
     ref=lambda value: value.array, doc="a constant array held in attrs",
+    extra={"public": "a constant"},
 ))
 
 

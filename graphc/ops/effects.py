@@ -115,7 +115,8 @@ PRINT = register(OpDef(
     name="print",
     attrs={"template": NEST, "sep": STR, "end": STR, "file": one_of(NONE, PYOBJ)},
     infer=lambda *avals, **attrs: (), ref=_print_ref, stateful=True,
-    multiple_results=True, doc="print the inputs (and template text) on every call",
+    multiple_results=True, extra={"python_side": "gc.print"},
+    doc="print the inputs (and template text) on every call",
 ))
 
 
@@ -200,7 +201,7 @@ ASSERT = register(OpDef(
     attrs={"kind": STR, "message": OPT_STR, "template": NEST, "summarize": OPT_INT,
            "where": OPT_STR},
     infer=_assert_infer, ref=_assert_ref, stateful=True,
-    multiple_results=True,
+    multiple_results=True, extra={"python_side": "gc.debugging assertion"},
     doc="raise InvalidArgumentError unless a condition holds (kind: what to check)",
 ))
 

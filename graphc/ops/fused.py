@@ -50,6 +50,7 @@ FUSED_ELEMENTWISE = register(OpDef(
     name="fused_elementwise",
     attrs={"subgraph": GRAPH},
     infer=_infer, ref=_ref, multiple_results=True, blocks=ELEMENTWISE,
+    extra={"named_by_body": True},  # messages name the user's ops it runs, not this
     doc="elementwise ops fused by the fusion pass; runs its subgraph",
 ))
 

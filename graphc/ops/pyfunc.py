@@ -205,21 +205,24 @@ NUMPY_FUNCTION = register(OpDef(
     name="numpy_function",
     attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
     infer=_infer, ref=_ref, stateful=True, multiple_results=True,
-    grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True},
+    grad=NOT_DIFFERENTIABLE,
+    extra={"runs_user_code": True, "python_side": "gc.numpy_function"},
     doc="call a Python function on ndarrays at run time",
 ))
 STATELESS_NUMPY_FUNCTION = register(OpDef(
     name="stateless_numpy_function",
     attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
     infer=_infer, ref=_ref, multiple_results=True,
-    grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True, "no_fold": True},
+    grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True, "no_fold": True,
+                                  "python_side": "gc.numpy_function"},
     doc="numpy_function(stateful=False): may be merged or pruned, never folded",
 ))
 PY_FUNCTION = register(OpDef(
     name="py_function",
     attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
     infer=_infer, ref=_ref, stateful=True, multiple_results=True,
-    grad=_py_function_grad, extra={"runs_user_code": True},
+    grad=_py_function_grad,
+    extra={"runs_user_code": True, "python_side": "gc.py_function"},
     doc="call a Python function on eager tensors at run time (differentiable: its "
         "gradient runs it again under an eager GradientTape)",
 ))

@@ -66,12 +66,14 @@ RANDOM_UNIFORM = register(OpDef(
     name="random_uniform",
     attrs={"shape": SHAPE, "dtype": DTYPE, "low": NUMBER, "high": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_uniform_ref, stateful=True,
+    extra={"python_side": "gc.random.uniform"},
     doc="uniform values in [low, high) (integers for integer dtypes)",
 ))
 RANDOM_NORMAL = register(OpDef(
     name="random_normal",
     attrs={"shape": SHAPE, "dtype": DTYPE, "loc": NUMBER, "scale": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_normal_ref, stateful=True,
+    extra={"python_side": "gc.random.normal"},
     doc="normal values with mean loc and standard deviation scale",
 ))
 

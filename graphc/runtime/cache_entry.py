@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import warnings
 
-from graphc import config
+from graphc import config, errors
 from graphc.runtime import cache_files as files
 from graphc.runtime.cache import directory, path_for, version_tag
 from graphc.runtime.cache_files import CacheWarning
@@ -132,9 +131,9 @@ class Entry:
             held = lock.__enter__()
             self._lock = lock
             if files.marker_is_stale(self._marker, held):
-                warnings.warn(f"graphc rebuilds {self.path}: an earlier process stopped "
-                              "while loading it (crashed or was killed), so it is never "
-                              "loaded again.", CacheWarning, stacklevel=2)
+                errors.warn(f"graphc rebuilds {self.path}: an earlier process stopped "
+                            "while loading it (crashed or was killed), so it is never "
+                            "loaded again.", CacheWarning)
                 purge_files(self.key, source_too=True)
             self.path = source_path(self.key, self.source)
             present = numba_files(self.key)

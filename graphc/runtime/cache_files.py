@@ -17,7 +17,8 @@ import stat
 import tempfile
 import threading
 import time
-import warnings
+
+from graphc import errors
 
 MANIFEST_FORMAT = 1
 _UID = os.geteuid() if hasattr(os, "geteuid") else None  # None: no owners (Windows)
@@ -46,7 +47,7 @@ def warn_once(directory: str, text: str) -> None:
         if directory in _warned:
             return
         _warned.add(directory)
-    warnings.warn(text, CacheWarning, stacklevel=3)
+    errors.warn(text, CacheWarning)
 
 
 def problem(st: os.stat_result, path: str, directory: bool) -> str | None:

@@ -320,7 +320,8 @@ class ConcreteFunction:
 
             self._executor, self._executor_version = None, version
             execute = numba_cpu.executor_for(graph, on_compiled=swap,
-                                             strict=bool(self._function._jit_compile))
+                                             strict=bool(self._function._jit_compile),
+                                             warned=self._function._fallback_warned)
             self.runtime = execute
             if self._executor is not None:  # compiled (or loaded) while being built: the
                 return self._executor       # compiled runner itself, one call less

@@ -16,12 +16,11 @@ import functools
 import inspect
 import sys
 import threading
-import warnings
 import weakref
 
 import numpy as np
 
-from graphc import config
+from graphc import config, errors
 from graphc.device import placement
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
@@ -84,6 +83,7 @@ class Function:
         self._recent = collections.deque(maxlen=RETRACE_WINDOW)
         self._traces_since_warning = 0
         self._warned = False
+        self._fallback_warned: set = set()  # fallbacks warned about (once per function)
         self.tracing_count = 0
         self.retrace_reasons: list[str] = []
         self._last = None  # (key, concrete): the dispatch fast path
@@ -261,12 +261,12 @@ class Function:
         self._traces_since_warning = 0
         loc = source_info.user_frame(1)
         where = f" (called at {loc[0]}:{loc[1]})" if loc else ""
-        warnings.warn(RetracingWarning(
+        errors.warn(RetracingWarning(
             f"gc.function '{self.__name__}' traced {traced} times in its last "
             f"{len(self._recent)} calls{where}; tracing is slow. Latest reason: {reason}. "
             "Pass tensors instead of Python values that change, or set input_signature "
             "(or reduce_retracing=True) so one trace serves many shapes. "
-            "All reasons: fn.retrace_reasons."), stacklevel=3)
+            "All reasons: fn.retrace_reasons."))
 
     def experimental_get_tracing_count(self) -> int:
         """Number of times this function traced (TensorFlow's name)."""
@@ -317,7 +317,8 @@ class Function:
         if self._backend == "numba":
             from graphc.runtime.cpu import numba_cpu
 
-            runtime = concrete.runtime or numba_cpu.executor_for(concrete.optimized_graph)
+            runtime = concrete.runtime or numba_cpu.executor_for(
+                concrete.optimized_graph, warned=self._fallback_warned)
             text += "\n\n=== runtime ===\n" + runtime.explain()
             text += placement.runtime_text(concrete)  # on accelerators, if any
         else:
@@ -390,16 +391,6 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
                         jit_compile=jit_compile)
 
     return decorate if fn is None else decorate(fn)
-
-
-def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Make every ``gc.function`` call run its Python function directly (for debugging)."""
-    config.state.run_functions_eagerly = bool(run_eagerly)
-
-
-def functions_run_eagerly() -> bool:
-    """True if ``gc.run_functions_eagerly(True)`` is in effect."""
-    return config.state.run_functions_eagerly
 
 
 def clear_caches() -> None:

@@ -10,6 +10,7 @@ import os
 import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
 
 # filename of generated code -> callable(lineno) -> (user_file, user_line) or None
 _generated: dict[str, object] = {}
@@ -28,6 +29,21 @@ def is_internal(filename: str) -> bool:
 
 def user_frame(skip: int = 1):
     """``(filename, lineno)`` of the innermost frame that is the user's code, or None."""
+    site = user_site(skip + 1)
+    return None if site is None else site[:2]
+
+
+def _is_stdlib(filename: str) -> bool:
+    """Python's own modules (``threading`` running a worker, ``<frozen ...>``): never the
+    user's line; installed packages (``site-packages``) may be."""
+    if filename.startswith("<frozen"):
+        return True
+    return filename.startswith(_STDLIB_DIR) and "-packages" + os.sep not in filename
+
+
+def user_site(skip: int = 1):
+    """``(filename, lineno, frame)`` of the innermost frame that is the user's code (for
+    generated code: the user's file and line it was made from, and its frame), or None."""
     f = sys._getframe(skip)
     while f is not None:
         fname = f.f_code.co_filename
@@ -35,9 +51,9 @@ def user_frame(skip: int = 1):
         if mapper is not None:
             mapped = mapper(f.f_lineno)
             if mapped is not None:
-                return mapped
-        elif not is_internal(fname) and not fname.startswith("<frozen"):
-            return fname, f.f_lineno
+                return mapped[0], mapped[1], f
+        elif not is_internal(fname) and not _is_stdlib(fname):
+            return fname, f.f_lineno, f
         f = f.f_back
     return None
 

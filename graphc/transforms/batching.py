@@ -18,8 +18,7 @@ traced program). One ``VectorizationWarning`` per call names them all;
 
 from __future__ import annotations
 
-import warnings
-
+from graphc import errors
 from graphc.errors import VectorizationWarning
 from graphc.ops import batch_util as bu
 from graphc.ops.control_trace import enter, to_value
@@ -71,10 +70,9 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True, chunk_size
                 "pass fallback_to_while_loop=True to run them in a loop over the batch",
                 tuple(dict.fromkeys(looped)))
         if warn:
-            warnings.warn(
+            errors.warn(
                 f"gc.vectorized_map{source_info.where()}: op(s) {names} have no batching "
-                "rule here and run in a loop over the batch", VectorizationWarning,
-                stacklevel=2)
+                "rule here and run in a loop over the batch", VectorizationWarning)
     return nest.unflatten(graph.treedef, outs)
 
 

@@ -15,10 +15,10 @@ sees every op.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
+from graphc import errors
 from graphc.errors import VectorizationWarning
 from graphc.tracer import nest, source_info
 from graphc.tracer.tensor import Tensor
@@ -81,10 +81,10 @@ def _pullbacks(tape, target, sources, seeds, unconnected, api):
             try:
                 return _batched(tape, target, sources, seeds)
             except BatchingRefused as refused:
-                warnings.warn(
+                errors.warn(
                     f"GradientTape.{api}{source_info.where()}: op(s) {', '.join(refused.ops)} "
                     "of the backward pass have no batching rule; one backward pass per "
-                    f"row ({len(seeds)} rows)", VectorizationWarning, stacklevel=4)
+                    f"row ({len(seeds)} rows)", VectorizationWarning)
             return _per_row(tape, target, sources, seeds)
     finally:
         if not tape._persistent:

@@ -6,8 +6,8 @@ so unsupported ops are reported on the first call), runs the graph on the interp
 while it is cold, and switches to the compiled program once it is hot (policy below and
 in docs/runtime.md). A graph with nodes that have no Numba kernel runs as compiled
 segments joined by Python (``segments``), or on the interpreter when nothing else is
-left to compile, and says so: ``executor.reasons`` lists why and a
-:class:`FallbackWarning` is issued once per executor. Numba is imported only when a
+left to compile: ``executor.reasons`` lists why, and ops that should have compiled
+get one :class:`FallbackWarning` per ``gc.function`` (``fallback``). Numba is imported only when a
 program is compiled.
 
 Compile policy (``settings``; ``gc.config`` may override, see :func:`_setting`):
@@ -25,18 +25,16 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import warnings
 
 import numpy as np
 
 from graphc import config
-from graphc.errors import FallbackError, FallbackWarning
+from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
 from graphc.runtime import cache, cache_entry, cache_files, compile_queue, compile_worker
-from graphc.runtime.cpu import codegen, numba_start
+from graphc.runtime.cpu import codegen, fallback, numba_start
 from graphc.runtime.cpu.numba_start import start as _start_numba
 from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
-from graphc.tracer import source_info
 
 
 class Settings:
@@ -66,12 +64,13 @@ class Executor:
     is the generated :class:`codegen.Program` (its ``source`` is the module text).
     """
 
-    __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "_run",
+    __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "warned", "_run",
                  "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
                  "_job", "__weakref__")
 
-    def __init__(self, graph, on_compiled=None, strict=False, warn=True):
+    def __init__(self, graph, on_compiled=None, strict=False, warn=True, warned=None):
         self.graph = graph
+        self.warned = set() if warned is None else warned  # fallbacks already reported
         self.program = None
         self.reasons: list[str] = []
         self.key = self.path = self.origin = None
@@ -164,11 +163,9 @@ class Executor:
         try:
             dispatcher, self.path = compile_program(self.program, self.key)
         except Exception as e:  # noqa: BLE001 - reported, the interpreter keeps running
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             where = cache.path_for(self.key)
             where = where if os.path.exists(where) else "executor.program.source"
-            self.reasons.append(f"Numba could not compile the program: {type(e).__name__}: "
-                                f"{first} (generated source: {where})")
+            self.reasons.append(fallback.compile_failure(e, self.graph, self.program, where))
             return False
         self.origin = "memory" if in_memory else origin(dispatcher)
         self._compiled = runner(dispatcher, self.program, self.graph)
@@ -177,64 +174,65 @@ class Executor:
             self._on_compiled(self._compiled)
         return True
 
+    def items(self) -> list:
+        """Why this graph is not compiled, in the user's terms (``fallback.Item`` s)."""
+        blocked = self.program.blocked if self.program is not None else []
+        return fallback.items_for(self.graph, blocked, self.reasons, self.program)
+
     def _fallback(self, strict: bool) -> None:
-        text = (f"gc.function {self.graph.name!r} runs on the NumPy interpreter, not "
-                "compiled: " + "; ".join(self.reasons))
-        if strict:
-            raise FallbackError(text)
-        _warn(text)
+        fallback.report(self.graph.name, self.items(), strict, self.warned, False)
 
     def explain(self) -> str:
         """A few lines on how this graph runs and why."""
-        lines = [f"backend: {self.backend}"]
+        backend = self.backend
+        if backend == "numpy" and self._queued and not self._done.is_set():
+            backend = ("compiling in the background (calls run on the NumPy interpreter "
+                       "until the program is ready)")
+        elif backend == "numpy" and self.reasons:
+            backend = "numpy (the reference interpreter: not compiled, see below)"
+        elif backend == "numpy" and _setting("mode") != "off":
+            backend = "not compiled yet (calls run on the NumPy interpreter)"
+        lines = [f"backend: {backend}"]
         if self.path:
             lines.append(f"compiled program ({self.origin}): {self.path}")
         if self.reasons:
-            lines.append("not compiled because:")
-            lines += [f"  - {r}" for r in self.reasons]
-        elif self.backend == "numpy":
+            lines += fallback.explain_lines(self.items())
+        elif self.backend == "numpy" and not self._queued:
             lines.append(f"cold: {self.calls} interpreter call(s) so far; compiles after "
                          f"{_setting('compile_after')}")
         return "\n".join(lines)
 
 
-def executor_for(graph, on_compiled=None, strict=False):
+def executor_for(graph, on_compiled=None, strict=False, warned=None):
     """The executor for ``graph``; ``on_compiled(fast)`` is called with the compiled runner
     when it becomes available, so a caller can call it directly and skip one indirection.
 
     A graph with nodes that cannot be compiled (``executor.reasons``) runs as compiled
     segments joined by Python (:mod:`segments`) when some compiled segment does work,
     else wholly on the interpreter; either way one :class:`FallbackWarning` says which
-    nodes run in Python. ``strict=True`` raises :class:`FallbackError` instead.
+    nodes run in Python (``fallback``: none for ops that run in Python by design; none
+    for a fallback already in ``warned``, the set a ``gc.function`` shares between its
+    traces). ``strict=True`` raises :class:`FallbackError` instead.
 
     >>> run = executor_for(concrete.optimized_graph)    # doctest: +SKIP
     >>> run([x])                                        # doctest: +SKIP
     """
-    ex = Executor(graph, on_compiled, strict, warn=False)
+    ex = Executor(graph, on_compiled, strict, warn=False, warned=warned)
     if not ex.reasons or ex.program is None:
         return ex
     blocked = ex.program.blocked
     if blocked and _setting("segments"):
         from graphc.runtime.cpu import segments
 
-        reasons = [r for _n, r in blocked]
-        seg = segments.split(graph, [n for n, _r in blocked], reasons,
-                             lambda g: Executor(g, warn=True))
+        items = ex.items()
+        seg = segments.split(graph, [n for n, _r in blocked], [i.line() for i in items],
+                             lambda g: Executor(g, warn=True, warned=ex.warned))
         if seg is not None:
-            _warn(f"gc.function {graph.name!r} runs {len(blocked)} node(s) in Python, "
-                  f"the rest in {len(seg.segments)} compiled segment(s): "
-                  + "; ".join(reasons))
+            seg.items = items
+            fallback.report(graph.name, items, False, ex.warned, True)
             return seg
     ex._fallback(False)
     return ex
-
-
-def _warn(text: str) -> None:
-    loc = source_info.user_frame(1)  # the user's call, not graphc's frames
-    if loc is None:
-        warnings.warn(text, FallbackWarning, stacklevel=3)
-    else:
-        warnings.warn_explicit(text, FallbackWarning, loc[0], loc[1])
 
 
 def compile_graph(graph):

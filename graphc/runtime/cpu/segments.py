@@ -39,6 +39,7 @@ class SegmentedExecutor:
     def __init__(self, graph, stages, consts, reasons):
         self.graph = graph
         self.reasons = reasons
+        self.items = []  # fallback.Item for each Python node (set by executor_for)
         self.segments = [ex for kind, ex, _g in stages if kind == "numba"]
         self._stages = stages
         self._consts = consts
@@ -89,6 +90,10 @@ class SegmentedExecutor:
             state = ex.explain().splitlines()
             lines.append(f"  segment {g.name} ({len(g.nodes)} nodes): {state[0]}")
             lines += [f"    {s}" for s in state[1:]]
+        if self.items:  # why, in the user's terms (by design, or a fallback)
+            from graphc.runtime.cpu.fallback import explain_lines
+
+            return "\n".join(lines + explain_lines(self.items))
         lines.append("run in Python because:")
         lines += [f"  - {r}" for r in self.reasons]
         return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""What a user sees (issue 18): TensorFlow's spellings, warnings only for real fallbacks,
+in user terms, each attributed to the user's own file and line."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.errors import FallbackWarning, RetracingWarning, VectorizationWarning
+from graphc.runtime.cpu import numba_cpu
+
+HERE = __file__
+
+
+def line_of(marker: str) -> int:
+    """The line of this file holding ``marker`` (so tests name lines without numbers)."""
+    with open(HERE) as f:
+        for i, text in enumerate(f, 1):
+            if marker in text and "line_of(" not in text:
+                return i
+    raise AssertionError(marker)
+
+
+@pytest.fixture
+def generating(monkeypatch):
+    """Programs are generated (so fallbacks are found) but never compiled."""
+    monkeypatch.setattr(numba_cpu.settings, "mode", "lazy")
+    monkeypatch.setattr(numba_cpu.settings, "compile_after", 10**9)
+
+
+def of(record, category):
+    return [w for w in record if issubclass(w.category, category)]
+
+
+# ------------------------------------------------------------------ TensorFlow spellings
+def test_config_run_functions_eagerly_is_tensorflows_spelling():
+    calls = []
+
+    @gc.function
+    def f(x):
+        calls.append(1)  # a Python side effect: once per trace, or every call eagerly
+        return x + 1
+
+    x = np.ones(2)
+    try:
+        gc.config.run_functions_eagerly(True)
+        assert gc.config.functions_run_eagerly() and gc.functions_run_eagerly()
+        f(x), f(x)
+        assert len(calls) == 2 and f.tracing_count == 0
+        gc.config.run_functions_eagerly(False)
+        assert not gc.config.functions_run_eagerly() and not gc.functions_run_eagerly()
+        f(x), f(x)
+        assert len(calls) == 3 and f.tracing_count == 1
+        gc.run_functions_eagerly(True)  # the top-level name sets the same switch
+        assert gc.config.functions_run_eagerly()
+    finally:
+        gc.run_functions_eagerly(False)
+    with pytest.raises(TypeError, match="True or False"):
+        gc.config.run_functions_eagerly("yes")
+
+
+# ------------------------------------------------------------------ fallback policy
+def test_documented_python_side_ops_do_not_warn(generating):
+    @gc.function
+    def f(x):
+        y = gc.numpy_function(np.sqrt, [x], gc.float32)  # marker: numpy_function
+        z = gc.py_function(lambda t: t * 2, [x], gc.float32)
+        gc.print("x:", x)
+        r = gc.random.uniform([3])
+        return y * 2.0, z, gnp.sum(r) + gnp.sum(x)
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for n in range(1, 5):  # four shapes, four traces: still nothing
+            f(np.ones(n, np.float32))
+    assert not of(record, FallbackWarning), [str(w.message) for w in record]
+    text = f.explain(np.ones(2, np.float32))
+    assert "runs in Python by design:" in text
+    assert f"gc.numpy_function at {HERE}:{line_of('marker: numpy_function')}" in text
+    for name in ("gc.py_function", "gc.print", "gc.random.uniform"):
+        assert f"  - {name} at {HERE}:" in text, name
+    # the multiply of numpy_function's unknown-rank result only follows from it
+    assert "runs in Python with the Python-side ops (operand of unknown rank)" in text
+
+
+def test_an_op_that_should_compile_warns_once_in_user_terms(generating):
+    @gc.function
+    def half(x):
+        return gc.cast(x, gc.float16) * 2  # marker: float16 cast
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for n in range(1, 4):
+            half(np.ones(n, np.float32))  # marker: half call
+    mine = of(record, FallbackWarning)
+    assert len(mine) == 1, [str(w.message) for w in mine]  # once per function
+    msg = str(mine[0].message)
+    assert msg.startswith("gc.function 'half' runs on the NumPy interpreter")
+    # the cast (fused with the multiply into one loop by the passes) and the user's line
+    assert f"cast, multiply (fused) at {HERE}:{line_of('marker: float16 cast')}: " in msg
+    assert "float16" in msg and "Cast to a dtype the Numba backend compiles" in msg
+    for raw in ("%", "ag__", "!t", "<locals>"):  # no IR, no AutoGraph names
+        assert raw not in msg, raw
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: half call")
+
+
+# ------------------------------------------------------------------ where warnings point
+def test_retracing_warning_points_at_the_call():
+    @gc.function
+    def g(n):
+        return gc.constant(1.0) * n
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for n in range(6):
+            g(n)  # marker: retrace call
+    mine = of(record, RetracingWarning)
+    assert len(mine) == 1
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: retrace call")
+
+
+def test_vectorization_warning_points_at_the_call():
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        gc.vectorized_map(lambda x: gnp.vdot(x, x), np.ones((3, 2)))  # marker: vmap
+    mine = of(record, VectorizationWarning)
+    assert len(mine) == 1
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: vmap")
+
+
+def test_unrolled_loop_warning_points_at_the_loop():
+    @gc.function
+    def unrolled(x):
+        for _ in range(150):  # marker: unrolled loop
+            x = x + 1.0
+        return x
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        unrolled(np.ones(1))
+    mine = [w for w in record if "unrolling a Python loop" in str(w.message)]
+    assert len(mine) == 1
+    assert mine[0].filename == HERE
+    assert mine[0].lineno in (line_of("marker: unrolled loop"),
+                              line_of("marker: unrolled loop") + 1)
