@@ -319,9 +319,10 @@ class ConcreteFunction:
                         self._executor = guard(fast)
 
             self._executor, self._executor_version = None, version
+            warned = getattr(self._function, "_fallback_warned", None)  # once per function
             execute = numba_cpu.executor_for(graph, on_compiled=swap,
                                              strict=bool(self._function._jit_compile),
-                                             warned=self._function._fallback_warned)
+                                             warned=warned)
             self.runtime = execute
             if self._executor is not None:  # compiled (or loaded) while being built: the
                 return self._executor       # compiled runner itself, one call less
