@@ -24,14 +24,13 @@ def _x(*shape, seed=0):
 def _branches():
     @gc.function
     def f(x, i):
-        if gc.reduce_sum(x) > 0:
-            y = x * 2.0
-        else:
-            y = -x
-        y = gc.switch_case(i, [lambda: y + 1.0, lambda: y * y, lambda: y - 3.0])
+        y = x
         n = gc.constant(0)
-        while n < 3:
-            y = y + 0.5
+        while n < 2:  # a cond and a switch_case inside a while body
+            if gc.reduce_max(y) > 1.0:
+                y = y * 0.5
+            else:
+                y = y + gc.switch_case(i, [lambda: gc.abs(y), lambda: -y])
             n += 1
         return y
     return f

@@ -46,12 +46,10 @@ def _cli(*args, cwd):
 def test_show_prints_signatures_and_variables(saved):
     res = _cli("show", "sm", cwd=saved)
     assert res.returncode == 0, res.stderr
-    out = res.stdout
-    assert "format 1.0" in out
-    assert "signature 'score' (function 'score'):" in out
-    assert "x: float32 Tensor, shape=(None, 2)" in out
-    assert "signature 'checked' (function 'checked'):" in out
-    assert "w: float32 shape=(2,) (trainable)" in out
+    for line in ("format 1.0", "signature 'score' (function 'score'):",
+                 "x: float32 Tensor, shape=(None, 2)", "signature 'checked' (function "
+                 "'checked'):", "w: float32 shape=(2,) (trainable)"):
+        assert line in res.stdout
 
 
 def test_run_writes_named_outputs_to_npz(saved):
