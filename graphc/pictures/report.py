@@ -123,9 +123,8 @@ def _trace_section(function, concrete, k: int) -> list:
              ("tracing took", _secs(concrete.trace_seconds)),
              ("optimization passes took", _secs(passes)),
              ("top-level ops", f"{before} traced, {after} after the passes")]
-    compile_s = getattr(concrete.runtime, "compile_seconds", None)
-    if compile_s is not None:
-        facts.append(("Numba compile took", _secs(compile_s)))
+    if where.compile:
+        facts.append(("Numba compile", where.compile))
     out = [f'<section class="trace" id="trace-{k}">',
            f"<h2>Trace {k}: <code>{_e(_short(concrete))}</code></h2>",
            _pre(concrete.pretty_printed_signature(), "signature"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graphc.device import placement
 from graphc.tracer.printer import node_signature
 
 
@@ -22,6 +23,7 @@ class Where:
     fallback: list = field(default_factory=list)
     status: str = ""
     kinds: dict = field(default_factory=dict)
+    compile: str = ""  # how long compiling took, once it did
 
 
 def runs_in_python_by_design(op) -> bool:
@@ -56,4 +58,19 @@ def where_it_runs(function, concrete) -> Where:
                         "first calls (see docs/runtime.md)")
     else:
         where.status = runtime.explain()
+        where.compile = compile_text(runtime)
+    where.status += placement.runtime_text(concrete)  # accelerators it ran on, if any
     return where
+
+
+def compile_text(runtime) -> str:
+    """``"412.0 ms (compiled)"``, summed over a segmented graph's compiled programs;
+    ``"not yet"`` while nothing is compiled."""
+    parts = getattr(runtime, "segments", None) or [runtime]
+    done = [ex for ex in parts if getattr(ex, "compile_seconds", None) is not None]
+    if not done:
+        return "not yet"
+    total = sum(ex.compile_seconds for ex in done)
+    origins = ", ".join(sorted({str(ex.origin) for ex in done}))
+    some = f", {len(done)} of {len(parts)} segments" if len(parts) > 1 else ""
+    return f"{total * 1e3:.1f} ms ({origins}{some})"

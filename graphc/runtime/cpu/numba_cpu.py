@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class Executor:
 
     __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "warned", "_run",
                  "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
-                 "_job", "__weakref__")
+                 "_job", "compile_seconds", "__weakref__")
 
     def __init__(self, graph, on_compiled=None, strict=False, warn=True, warned=None):
         self.graph = graph
@@ -74,6 +75,7 @@ class Executor:
         self.program = None
         self.reasons: list[str] = []
         self.key = self.path = self.origin = None
+        self.compile_seconds = None  # how long compiling (or loading) the program took
         self.calls = 0
         self._compiled = None
         self._queued = False              # a background compile was asked for
@@ -160,6 +162,7 @@ class Executor:
         if self.program is None or not self.program.ok or self.reasons:
             return False
         in_memory = cache.lookup(self.key) is not None
+        started = time.perf_counter()
         try:
             dispatcher, self.path = compile_program(self.program, self.key)
         except Exception as e:  # noqa: BLE001 - reported, the interpreter keeps running
@@ -168,6 +171,7 @@ class Executor:
             self.reasons.append(fallback.compile_failure(e, self.graph, self.program, where))
             return False
         self.origin = "memory" if in_memory else origin(dispatcher)
+        self.compile_seconds = time.perf_counter() - started
         self._compiled = runner(dispatcher, self.program, self.graph)
         self._run = self._compiled
         if self._on_compiled is not None:
