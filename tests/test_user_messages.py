@@ -145,3 +145,106 @@ def test_unrolled_loop_warning_points_at_the_loop():
     assert mine[0].filename == HERE
     assert mine[0].lineno in (line_of("marker: unrolled loop"),
                               line_of("marker: unrolled loop") + 1)
+
+
+# ------------------------------------------------------------------ run-time errors
+def _frames(error):
+    import traceback
+
+    files = [f.filename for f in traceback.extract_tb(error.__traceback__)]
+    return [f for f in files if "/graphc/" in f and "/tests/" not in f], files
+
+
+@gc.function(input_signature=[gc.TensorSpec([3], gc.float32)])
+def _signed(x):
+    return x + 1
+
+
+@gc.function
+def _index(x, i):
+    return x[i]
+
+
+@gc.function
+def _loop_index(x, n):
+    i, total = gc.constant(0), gc.constant(0.0, gc.float64)
+    while i < n:
+        total += x[i]  # out of range once i reaches 3
+        i += 1
+    return total
+
+
+RUNTIME_ERRORS = {
+    "input_signature": (lambda: _signed(np.ones(4, np.float32)), TypeError),
+    "index": (lambda: _index(np.ones(3), gc.constant(7)), IndexError),
+    "inside a while": (lambda: _loop_index(np.ones(3), gc.constant(5)), IndexError),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNTIME_ERRORS))
+def test_run_time_errors_hide_graphc_frames(case, monkeypatch):
+    call, error = RUNTIME_ERRORS[case]
+    monkeypatch.delenv("GRAPHC_SHOW_INTERNAL_FRAMES", raising=False)
+    with pytest.raises(error) as info:
+        call()
+    internal, files = _frames(info.value)
+    assert len(internal) <= 1, files  # only the re-raise in gc.function's __call__
+    assert files[0] == HERE  # the user's call is where it starts
+    monkeypatch.setenv("GRAPHC_SHOW_INTERNAL_FRAMES", "1")  # the same switch shows them
+    with pytest.raises(error) as info:
+        call()
+    assert len(_frames(info.value)[0]) > 1
+
+
+def test_concrete_function_call_errors_hide_graphc_frames():
+    concrete = _index.get_concrete_function(np.ones(3), gc.constant(1))
+    with pytest.raises(IndexError) as info:
+        concrete(np.ones(3), gc.constant(9))
+    assert len(_frames(info.value)[0]) <= 1
+
+
+# ------------------------------------------------------------------ inspection
+def test_signatures_are_listed_in_trace_order():
+    @gc.function
+    def double(x):
+        return x * 2
+
+    for n in (1, 2, 3):
+        double(np.ones(n))
+    double(np.ones(1))  # most recently used now: still listed first
+    text = double.pretty_printed_concrete_signatures()
+    shapes = [ln.split("shape=")[1] for ln in text.splitlines() if "x: float64" in ln]
+    assert shapes == ["(1,)", "(2,)", "(3,)"], text
+    assert [c.trace_number for c in double.concrete_functions()] == [1, 2, 3]
+
+
+def test_explain_while_compiling_says_so(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(numba_cpu.settings, "mode", "lazy")
+    monkeypatch.setattr(numba_cpu.settings, "compile_after", 1)
+    monkeypatch.setattr(numba_cpu.settings, "worker", False)  # compile in this process
+    monkeypatch.setattr(numba_cpu.cache, "lookup", lambda key: None)  # neither in memory
+    monkeypatch.setattr(numba_cpu, "_on_disk", lambda key: False)       # nor on disk yet
+    gate = threading.Event()
+    original = numba_cpu.Executor._compile_in_thread
+
+    def held(self):  # the background compile waits until the test has looked
+        gate.wait(30)
+        original(self)
+
+    monkeypatch.setattr(numba_cpu.Executor, "_compile_in_thread", held)
+
+    @gc.function
+    def add_one(x):
+        return x + 1.0
+
+    x = np.ones(2)
+    try:
+        add_one(x)
+        text = add_one.explain(x)
+    finally:
+        gate.set()
+    assert "backend: compiling in the background" in text
+    assert "backend: numpy" not in text
+    add_one.get_concrete_function(x).runtime.wait(60)

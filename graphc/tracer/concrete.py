@@ -20,7 +20,7 @@ from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
 from graphc.dtypes import check_plain_array
 from graphc.ops.state import argument_input, is_resource
-from graphc.tracer import ir, nest
+from graphc.tracer import ir, nest, source_info
 from graphc.tracer.device_tensor import DeviceTensor
 from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
@@ -252,10 +252,13 @@ class ConcreteFunction:
     # ---------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
         """Call with tensors matching this trace's signature; others raise TypeError."""
-        flat = self._function._bind(args, kwargs)
-        for name, spec, value in zip(self._names, self._structured, flat):
-            _check_matches(self.name, name, spec, value)
-        return self._call_bound(flat)
+        try:
+            flat = self._function._bind(args, kwargs)
+            for name, spec, value in zip(self._names, self._structured, flat):
+                _check_matches(self.name, name, spec, value)
+            return self._call_bound(flat)
+        except Exception as e:  # the user's frames only, as gc.function's own call does
+            raise source_info.without_internal_frames(e) from e.__cause__
 
     def _call_bound(self, flat_args):
         positions = self._tensor_positions

@@ -131,56 +131,57 @@ class Function:
             return self._python_function(*args, **kwargs)
         if _open and _local.stack:
             return self._converted()(*args, **kwargs)
-        fast = self._fast
-        if _placing and _scoped.stack:
-            fast = None  # maybe on an accelerator: _call_bound places the call
-        if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
-            a = args[0]  # one tensor argument: the commonest hot call, no loop
-            t = type(a)
-            if t is Tensor or t is _ndarray:
-                arr = a._np if t is Tensor else a
-                k = fast[0][0]
-                if arr is not None and arr.shape == k[1] and arr.dtype == k[0]:
-                    self._recent.append(False)
-                    return fast[1]._call_arrays([arr])
-        elif fast is not None and not kwargs and len(args) == len(fast[0]):
-            # the last call's signature, all plain tensors: compare dtype/shape in place
-            # instead of building the key (the cached-call hot path)
-            arrays = []
-            for a, k in zip(args, fast[0]):
+        try:  # free in CPython 3.11+ until something raises
+            fast = self._fast
+            if _placing and _scoped.stack:
+                fast = None  # maybe on an accelerator: _call_bound places the call
+            if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
+                a = args[0]  # one tensor argument: the commonest hot call, no loop
                 t = type(a)
-                if t is not Tensor and t is not _ndarray:
-                    break
-                arr = a._np if t is Tensor else a
-                if arr is None or arr.shape != k[1] or arr.dtype != k[0]:
-                    break
-                arrays.append(arr)
-            else:
-                self._recent.append(False)
-                return fast[1]._call_arrays(arrays)
-        if kwargs or not self._simple or len(args) != len(self._params):
-            args = self._bind(args, kwargs)
-        if "dask.array" in _modules:  # Dask array arguments: a Dask array, block by block
-            from graphc.dask.api import dask_call
+                if t is Tensor or t is _ndarray:
+                    arr = a._np if t is Tensor else a
+                    k = fast[0][0]
+                    if arr is not None and arr.shape == k[1] and arr.dtype == k[0]:
+                        self._recent.append(False)
+                        return fast[1]._call_arrays([arr])
+            elif fast is not None and not kwargs and len(args) == len(fast[0]):
+                # the last call's signature, all plain tensors: compare dtype/shape in place
+                # instead of building the key (the cached-call hot path)
+                arrays = []
+                for a, k in zip(args, fast[0]):
+                    t = type(a)
+                    if t is not Tensor and t is not _ndarray:
+                        break
+                    arr = a._np if t is Tensor else a
+                    if arr is None or arr.shape != k[1] or arr.dtype != k[0]:
+                        break
+                    arrays.append(arr)
+                else:
+                    self._recent.append(False)
+                    return fast[1]._call_arrays(arrays)
+            if kwargs or not self._simple or len(args) != len(self._params):
+                args = self._bind(args, kwargs)
+            if "dask.array" in _modules:  # Dask array arguments: a Dask array, block by block
+                from graphc.dask.api import dask_call
 
-            out = dask_call(self, args)
-            if out is not NotImplemented:
-                return out
-        flat_args = args
-        key = tuple([structure_key(a) for a in args])
-        last = self._last
-        if last is not None and last[0] == key:
-            concrete = last[1]
-            self._recent.append(False)
-        else:
-            try:
+                out = dask_call(self, args)
+                if out is not NotImplemented:
+                    return out
+            flat_args = args
+            key = tuple([structure_key(a) for a in args])
+            last = self._last
+            if last is not None and last[0] == key:
+                concrete = last[1]
+                self._recent.append(False)
+            else:
                 concrete = self._lookup(key, flat_args)
-            except Exception as e:
-                # an error while tracing: show the user's frames, not graphc's call chain
-                # (none left: graphc refused the call itself; the caller's line is enough)
-                tb = source_info.filter_traceback(e.__traceback__)
-                raise e.with_traceback(tb) from e.__cause__
-        return concrete._call_bound(flat_args)
+            return concrete._call_bound(flat_args)
+        except Exception as e:
+            # an error while tracing or running the graph (a shape that does not match
+            # input_signature, an index out of range, an error inside a loop): show the
+            # user's frames, not graphc's call chain; GRAPHC_SHOW_INTERNAL_FRAMES=1 keeps
+            # them (none left: graphc refused the call itself; the caller's line is enough)
+            raise source_info.without_internal_frames(e) from e.__cause__
 
     def _bind(self, args, kwargs) -> tuple:
         """Arguments in parameter order, defaults filled in (fast path for positionals)."""
@@ -327,11 +328,12 @@ class Function:
         return text
 
     def concrete_functions(self) -> list[ConcreteFunction]:
-        """Every trace kept in the cache, oldest first."""
-        return self._traces.concretes()
+        """Every trace kept in the cache, in the order they were traced."""
+        return sorted(self._traces.concretes(), key=lambda c: c.trace_number)
 
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
-        """Every trace listed as TensorFlow prints them."""
+        """Every trace listed as TensorFlow prints them, in the order they were traced
+        (however recently each was used)."""
         return "\n\n".join(c.pretty_printed_signature(verbose)
                            for c in self.concrete_functions())
 

@@ -92,3 +92,9 @@ def filter_traceback(tb):
         a.tb_next = b
     kept[-1].tb_next = None
     return kept[0]
+
+
+def without_internal_frames(error: BaseException) -> BaseException:
+    """``error`` with graphc's frames dropped from its traceback (``filter_traceback``),
+    ready to re-raise at the user's call."""
+    return error.with_traceback(filter_traceback(error.__traceback__))
