@@ -248,3 +248,38 @@ def test_explain_while_compiling_says_so(monkeypatch):
     assert "backend: compiling in the background" in text
     assert "backend: numpy" not in text
     add_one.get_concrete_function(x).runtime.wait(60)
+
+
+# ------------------------------------------------------------------ Numba typing errors
+def test_numba_typing_error_names_the_op_and_the_user_line(monkeypatch, tmp_path):
+    """A kernel that Numba cannot type (a graphc bug, simulated by an emitter that adds a
+    string to an array) reaches the user as the op and the line they wrote, not as
+    Numba's traceback over generated code; the call still runs on the interpreter."""
+    from graphc.runtime.cpu import kernels
+    from graphc.runtime.cpu.kernels import Val
+
+    def ill_typed(g, node, ins, outs):
+        g.line(f"{outs[0]} = np.cumsum({ins[0].name}) + 'not a number'")
+        return [Val(outs[0], node.outputs[0].aval)]
+
+    monkeypatch.setitem(kernels.EMITTERS, "cumsum", ill_typed)
+    monkeypatch.setattr(numba_cpu.settings, "mode", "eager")
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))  # never reuse a real program
+
+    @gc.function
+    def running(x):
+        y = gnp.cumsum(x)  # marker: cumsum
+        return y * 2.0
+
+    x = np.arange(4.0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = running(x)  # marker: running call
+    np.testing.assert_array_equal(out.numpy(), np.cumsum(x) * 2.0)
+    mine = of(record, FallbackWarning)
+    assert len(mine) == 1, [str(w.message) for w in record]
+    msg = str(mine[0].message)
+    assert f"cumsum at {HERE}:{line_of('marker: cumsum')}: Numba could not compile it" in msg
+    assert "TypingError" in msg and "generated source:" in msg
+    assert "Traceback" not in msg and "File \"" not in msg
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: running call")

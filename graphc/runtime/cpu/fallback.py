@@ -127,6 +127,9 @@ def classify(graph, blocked) -> list[Item]:
 
 def _advice(items) -> str:
     whys = " ".join(i.why for i in items)
+    if "Numba could not compile" in whys:
+        return ("This is a graphc bug: please report it with the generated source; "
+                "backend='numpy' runs the function without it meanwhile")
     if "unknown" in whys:
         return ("Give the values known shapes (a gc.TensorSpec with every dim, or "
                 "gnp.reshape to a static shape before the op)")
@@ -207,14 +210,16 @@ def compile_failure(error, graph, program, source_path) -> Reason:
     user's terms, names the op whose generated statements Numba stopped at and the line
     it was traced at, with Numba's own message shortened (the generated source stays in
     ``source_path`` for a bug report)."""
-    text = str(error)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
     node = None
     for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
         if not source_info.is_internal(m.group(1)):
             node = node or _node_at(graph, program.source, int(m.group(2)))
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    short = next((ln for ln in lines if not ln.startswith(("Failed in", "- Resolution"))),
-                 lines[0] if lines else "")
+    keep = [i for i, ln in enumerate(lines) if not ln.startswith(("Failed in", "- Resol"))]
+    short = lines[keep[0]] if keep else (lines[0] if lines else "")
+    if short.endswith(":") and keep and keep[0] + 1 < len(lines):
+        short += " " + lines[keep[0] + 1]  # "... found for signature:" and the signature
     why = (f"Numba could not compile it ({type(error).__name__}: {short[:200]}; "
            f"generated source: {source_path})")
     item = (Item(describe(node), node.src or "", why, "fallback") if node else
