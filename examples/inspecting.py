@@ -57,11 +57,11 @@ def main():
     html = smooth.explain(format="html", path=path)  # every trace, one page
     print(f"report ({len(html) // 1024} KiB):", path)
 
-    gc.run_functions_eagerly(True)  # debugging: the Python function runs as written
+    gc.config.run_functions_eagerly(True)  # debugging: the Python function runs as written
     try:
         print("eager:", smooth(np.ones(4, np.float32), gc.constant(1)))
     finally:
-        gc.run_functions_eagerly(False)
+        gc.config.run_functions_eagerly(False)
 
 
 if __name__ == "__main__":

@@ -53,8 +53,8 @@ def body(x, n):
     while i < n:
         y = y * 0.5 + 1.0
         i += 1
-    y = gc.numpy_function(np.sqrt, [gc.abs(y)], gc.float32)
-    return y + 0.0 * 3.0
+    y = gc.numpy_function(np.sqrt, [gc.abs(y)], gc.float32)  # marker: numpy_function
+    return y + 0.0 * 3.0, gc.cast(x, gc.float16) * 2  # marker: float16
 
 
 @pytest.fixture(scope="module")
@@ -93,19 +93,27 @@ def test_bodies_are_nested_clusters_and_python_nodes_marked(report):
     for _tag, _attrs, path in in_traced:  # inside the control-flow node's own box
         assert any(t == "g" and cls == "node control" for t, cls in path)
     python = page.having("g", "python")
-    assert len(python) == 2  # the numpy_function node of each optimized graph
+    assert len(python) == 2 * 2  # per optimized graph: numpy_function, the add after it
     assert all(any(cls == "graph optimized" for _t, cls in p) for _t, _a, p in python)
-    assert len(page.having("g", "fallback")) == 2  # the add reading its result
+    fallback = page.having("g", "fallback")  # the float16 constant and fused loop
+    assert len(fallback) == 2 * 2
+    assert all(any(cls == "graph optimized" for _t, cls in p) for _t, _a, p in fallback)
 
 
 def test_where_it_runs_table(report):
     _fn, text, page = report
     assert len(page.having("table", "where")) == 2
-    assert ">Python (by design)</th><td>1 node(s)<ul><li><code>" in text
-    assert "numpy_function" in text
-    # numpy_function's result has no known rank, so the add after it has no kernel
-    assert ">fallback to Python</th><td>1 node(s)<ul><li><code>" in text
-    assert "= add %10 %3</code>: operand of unknown rank (traced at " in text
+    lines = {k: v for v, k in enumerate(open(__file__).read().splitlines(), 1)
+             if "marker: " in k}
+    at = {k.split("marker: ")[1]: f"{__file__}:{n}" for k, n in lines.items()}
+    assert ">Python (by design)</th><td>2 node(s)<ul><li>" in text
+    assert (f"<li>gc.numpy_function at {at['numpy_function']}: a Python-side op, run by "
+            "the interpreter on every call<br><code>%") in text
+    # numpy_function's result has no known rank: the add reading it follows it
+    assert "runs in Python with the Python-side ops (operand of unknown rank)" in text
+    assert ">fallback to Python</th><td>2 node(s)<ul><li>" in text
+    assert f"<li>cast, multiply (fused) at {at['float16']}: its result has dtype float16" \
+        in text
     assert "not called yet" in text
 
 

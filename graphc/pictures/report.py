@@ -104,8 +104,8 @@ def _where_html(where) -> list:
     for kind, title in (("python", "Python (by design)"),
                         ("fallback", "fallback to Python")):
         rows = getattr(where, kind)
-        items = "".join(f"<li><code>{_e(sig)}</code>: {_e(why)}</li>"
-                        for _n, sig, why in rows)
+        items = "".join(f"<li>{_e(line)}<br><code>{_e(sig)}</code></li>"
+                        for _n, sig, line in rows)
         out.append(f'<tr><th class="{kind}">{title}</th><td>{len(rows)} node(s)'
                    f"{'<ul>' + items + '</ul>' if rows else ''}</td></tr>")
     out.append("</table>")

@@ -1,7 +1,8 @@
 """What runs where, for one trace: which nodes are compiled, which run in Python by
-design (user code, prints, variables, random draws: the stateful ops and those that run
-the user's own Python), which fall back to Python because they have no compiled kernel,
-and how the graph runs now (the runtime's own ``explain()``)."""
+design (the ops documented as Python-side, and what only follows from them) and which
+fall back to Python although they should compile, as ``runtime/cpu/fallback.py`` sorts
+them for ``explain()`` and the fallback warning; and how the graph runs now (the
+runtime's own ``explain()``)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from graphc.tracer.printer import node_signature
 @dataclass
 class Where:
     """``compiled``: count of top-level nodes compiled; ``python`` / ``fallback``:
-    ``(node, signature, why)`` for the others; ``status``: lines on how the graph runs;
-    ``kinds``: IR node -> ``"python"``/``"fallback"`` (for colouring pictures)."""
+    ``(node, signature, line)`` for the others (``line``: public name, traced line,
+    why); ``status``: lines on how the graph runs; ``kinds``: IR node ->
+    ``"python"``/``"fallback"`` (for colouring pictures)."""
 
     backend: str
     compiled: int = 0
@@ -26,11 +28,6 @@ class Where:
     compile: str = ""  # how long compiling took, once it did
 
 
-def runs_in_python_by_design(op) -> bool:
-    """Ops declared stateful or running user code stay in Python whatever the backend."""
-    return bool(op.stateful or op.extra.get("runs_user_code"))
-
-
 def where_it_runs(function, concrete) -> Where:
     """Classify ``concrete``'s optimized graph for ``function``'s backend."""
     graph = concrete.optimized_graph
@@ -38,18 +35,16 @@ def where_it_runs(function, concrete) -> Where:
         return Where("numpy", status="backend: numpy (the reference interpreter runs "
                      "every node; gc.function(backend='numba') compiles)")
     where = Where("numba")
-    try:
-        from graphc.runtime.cpu import codegen
+    from graphc.runtime.cpu import codegen, fallback
 
+    try:
         blocked = codegen.generate(graph).blocked
     except Exception as e:  # noqa: BLE001 - the report must still be written
         blocked = [(n, f"code generation failed: {type(e).__name__}: {e}")
                    for n in graph.nodes]
-    for node, why in blocked:
-        sig = node_signature(graph, node)
-        why = why[len(sig) + 2:] if why.startswith(sig + ": ") else why
-        kind = "python" if runs_in_python_by_design(node.op) else "fallback"
-        getattr(where, kind).append((node, sig, why))
+    for (node, _reason), item in zip(blocked, fallback.classify(graph, blocked)):
+        kind = "fallback" if item.kind == "fallback" else "python"  # "follows": by design
+        getattr(where, kind).append((node, node_signature(graph, node), item.line()))
         where.kinds[node] = kind
     where.compiled = len(graph.nodes) - len(blocked)
     runtime = concrete.runtime
