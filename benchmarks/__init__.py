@@ -14,4 +14,5 @@ TABLES = {
     "latency": "benchmarks.bench_latency",
     "warmup": "benchmarks.bench_warmup",
     "vectorize": "benchmarks.bench_vectorize",
+    "dask": "benchmarks.bench_dask",
 }

@@ -3,7 +3,9 @@
 A :class:`GraphProgram` pickles as its wire form only (``__reduce__``: JSON text and
 constant arrays), never as a closure. Each process keeps one executor per graph hash
 (:data:`_executors`): the first call in a process builds the graph from the text and
-compiles it (``compiled=True``: block graphs) through the normal program cache, or runs
+compiles it once per block signature (``compiled=True``: block graphs, specialized to
+the blocks' shapes and optimized again, :mod:`graphc.dask.specialize`) through the
+normal program cache, or runs
 it on the interpreter (``compiled=False``: the tiny combine graphs, whose shapes vary with
 the tree); later calls, from any thread, reuse it. :func:`stats` counts the builds.
 """
@@ -15,9 +17,10 @@ import threading
 import numpy as np
 
 from graphc.dask import wire
+from graphc.dask.specialize import for_blocks
 
-_executors: dict = {}       # graph hash -> executor (arrays -> list of arrays)
-_builds: dict = {}          # graph hash -> times this process built it (1 when cached)
+_executors: dict = {}       # (graph hash, block shapes) -> executor (arrays -> list)
+_builds: dict = {}          # the same keys -> times this process built it (1: cached)
 _lock = threading.Lock()    # one build per hash, however many threads ask at once
 
 
@@ -44,22 +47,27 @@ class GraphProgram:
         return f"<graphc GraphProgram {self.key[:12]}>"
 
     def __call__(self, *blocks, **_dask_kwargs):  # da.reduction passes axis=, keepdims=
-        run = _executors.get(self.key)
+        arrays = [np.asarray(b) for b in blocks]
+        key = (self.key, tuple(a.shape for a in arrays)) if self.compiled else self.key
+        run = _executors.get(key)
         if run is None:
-            run = self._build()
-        outs = run([np.asarray(b) for b in blocks])
+            run = self._build(key)
+        outs = run(arrays)
         return outs[0] if self.single else tuple(outs)
 
-    def _build(self):
+    def _build(self, key):
         with _lock:
-            run = _executors.get(self.key)
+            run = _executors.get(key)
             if run is not None:
                 return run
-            graph = self._graph if self._graph is not None else wire.loads(
-                self.text, self.arrays)
-            run = _executor(graph, self.compiled)
-            _executors[self.key] = run
-            _builds[self.key] = _builds.get(self.key, 0) + 1
+            if self._graph is None:
+                self._graph = wire.loads(self.text, self.arrays)
+            if self.compiled:  # one program per block signature, fused for its shapes
+                run = _executor(for_blocks(self._graph, key[1]), True)
+            else:
+                run = _executor(self._graph, False)
+            _executors[key] = run
+            _builds[key] = _builds.get(key, 0) + 1
             return run
 
 
@@ -81,12 +89,14 @@ def _executor(graph, compiled):
 
 
 def stats() -> dict:
-    """This process's program builds: ``{graph hash: builds}`` (each is 1: built once)."""
+    """This process's program builds: ``{(graph hash, block shapes) or graph hash:
+    builds}`` (each is 1: built once per block signature)."""
     with _lock:
         return dict(_builds)
 
 
 def backends() -> dict:
-    """``{graph hash: "numba" | "numpy"}``: how each program built here runs."""
+    """``{key: "numba" | "numpy"}``: how each program built here runs (keys as
+    :func:`stats`)."""
     with _lock:
         return {k: getattr(ex, "backend", "numpy") for k, ex in _executors.items()}

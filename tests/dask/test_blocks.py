@@ -157,3 +157,17 @@ def test_import_graphc_does_not_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_block_programs_are_specialized_per_block_signature_and_fused():
+    from graphc.dask.specialize import for_blocks
+
+    graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
+    assert all(n.op.name != "fused_elementwise" for n in graph.nodes)  # unknown dims
+    fused = for_blocks(graph, [(20,)])
+    assert [n.op.name for n in fused.nodes if n.op.name != "const"] == ["fused_elementwise"]
+    assert fused.outputs[0].aval.shape == (20,)
+    before = set(programs.stats())
+    _same(chain, X1 + 3.0, chunks=[(16, 16, 16, 2)])
+    new = [k for k in programs.stats() if k not in before]
+    assert sorted(k[1] for k in new) == [((2,),), ((16,),)]  # two block signatures

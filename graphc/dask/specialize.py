@@ -1,0 +1,43 @@
+"""A block graph specialized to one block signature, then optimized again.
+
+The graph is traced and split with ``None`` for chunked dims (no block size can leak
+into it); each block signature gets a copy whose avals are re-inferred from the blocks'
+shapes by every op's own ``infer``, then the pass pipeline runs again, so elementwise
+fusion (which needs known shapes) fuses the block's chain into one loop.
+"""
+
+from __future__ import annotations
+
+from graphc.tracer import ir
+
+
+def specialize(graph, shapes):
+    """``graph`` with its inputs' shapes set to ``shapes`` (one tuple per input) and
+    every node's outputs re-inferred; subgraphs (loop bodies, branches) are kept."""
+    env = {}
+    inputs = []
+    for v, shape in zip(graph.inputs, shapes):
+        nv = ir.Value(ir.Aval(tuple(shape), v.aval.dtype))
+        env[v.id] = nv
+        inputs.append(nv)
+    nodes = []
+    for node in graph.nodes:
+        ins = [env.get(v.id, v) for v in node.inputs]
+        data = [v.aval for v in ins if not v.aval.is_token]
+        out = node.op.infer(*data, **(node.attrs or {}))
+        out = (out,) if isinstance(out, ir.Aval) else tuple(out)
+        outs = []
+        for v, aval in zip(node.outputs, out):
+            nv = ir.Value(aval if not v.aval.is_token else v.aval)
+            env[v.id] = nv
+            outs.append(nv)
+        nodes.append(ir.Node(node.op, ins, node.attrs, outs, node.src))
+    return ir.Graph(inputs, nodes, [env.get(v.id, v) for v in graph.outputs],
+                    name=graph.name)
+
+
+def for_blocks(graph, shapes):
+    """The optimized specialization of ``graph`` for blocks of ``shapes``."""
+    from graphc.passes import optimize
+
+    return optimize(specialize(graph, shapes))[0]
