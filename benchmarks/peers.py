@@ -36,6 +36,11 @@ def jax_case(jax, kind: str, arr, extra):
 
         return graphc_chain(x, jnp)
 
+    def gelu_softplus(x):
+        from benchmarks.bench_numba import gelu_softplus as graphc_gelu_softplus
+
+        return graphc_gelu_softplus(x, jnp)
+
     def power(x):
         result = jnp.eye(10, dtype=jnp.int32)
         for _ in range(extra[0] if extra else 100):
@@ -53,7 +58,7 @@ def jax_case(jax, kind: str, arr, extra):
         return lax.while_loop(lambda s: s[0] != 1, body, (n, jnp.int64(0)))[1]
 
     fns = {"plus_one": plus_one, "sigmoid": sigmoid, "chain": chain, "power": power,
-           "newton": newton, "collatz": collatz}
+           "newton": newton, "collatz": collatz, "gelu_softplus": gelu_softplus}
     if kind not in fns:
         return None
     jitted = jax.jit(fns[kind])

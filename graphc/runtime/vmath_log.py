@@ -5,20 +5,32 @@ Method (fdlibm's e_log.c/s_log1p.c without branches): write ``x = 2^k m`` with
 is exact and ``log x = k ln2 + log1p(f)``, ``|f| < 0.42``. float64: with
 ``s = f / (2 + f)``, ``log1p(f) = 2 atanh(s) = 2s + s z Q(z)``, ``z = s^2 < 0.03``, Q of
 fdlibm's degree 6 minimax (``Lg1..7``), summed as fdlibm does so that the large terms
-``k ln2_hi`` and ``f`` are added last and exactly. float32 is computed in float64: its
-denormals are normal there (no rescaling), the input is exactly representable, and a
-degree 13 polynomial in ``f`` (relative error < 2^-32) replaces the division, so the one
-final rounding gives at most 1 ULP. log1p: ``u = 1 + x`` rounded, ``log1p x = log u +
-c/u`` with ``c`` the rounding error of ``u`` (exact: ``x - (u - 1)`` or ``1 - (u - x)``);
-float32 needs no ``c`` (``u`` is exact in float64 unless ``|x| < 2^-29``, and below
-2^-25 the float32 result is ``x`` itself). Special inputs are selected, not branched on.
+``k ln2_hi`` and ``f`` are added last and exactly. log1p: ``u = 1 + x`` rounded,
+``log1p x = log u + c/u`` with ``c`` the rounding error of ``u`` (exact: ``x - (u - 1)``
+or ``1 - (u - x)``). Special inputs are selected, not branched on.
+
+float32 runs in float32 lanes (16 per 512-bit vector; float64 halves that), the bit
+manipulation in int32 (each int op cast back to int32, or Numba's int64 promotion makes
+LLVM widen the vectors). log: a degree 10 polynomial in ``f`` (the Chebyshev fit below,
+rounded to float32) in place of the division, <= 1 ULP; denormal inputs are scaled by
+2^23 first. log1p keeps fdlibm's division form (``s = f / (2 + f)``, Taylor terms of
+``2 atanh(s)`` to ``s^11``): the polynomial form lost one more ULP where ``k ln2``
+cancels against ``log1p(f)`` (u just below 1).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.vmath_base import bits_of_f64, f64_from_bits, fma, horner, jit
+from graphc.runtime.vmath_base import (
+    bits_of_f32,
+    bits_of_f64,
+    f32_from_bits,
+    f64_from_bits,
+    fma,
+    horner,
+    jit,
+)
 
 _MANT = (1 << 52) - 1
 # added to the mantissa bits, carries into bit 52 exactly when m >= sqrt(2) (fdlibm's
@@ -62,12 +74,44 @@ def _log_f64_core(u, c):
     return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + (k * _LN2_LO + c))) - f)
 
 
+F = np.float32
+_P32F = tuple(F(c) for c in _P32)
+_F_LN2_HI = F(0.693359375)  # 355/512: k * hi is exact for |k| < 2^15
+_F_LN2_LO = F(_LN2 - 0.693359375)
+_F_MANT = np.int32(0x7FFFFF)
+_F_CARRY = np.int32(0x800000 - 0x3504F3)  # carries into bit 23 exactly when m >= sqrt(2)
+_F_ONE = np.int32(0x3F800000)
+# 2 atanh(s) = 2s + s z R(z), z = s^2 <= 0.03: R's Taylor coefficients 2/3 .. 2/11
+_LGF = tuple(F(2.0 / k) for k in (11, 9, 7, 5, 3))
+
+
+@jit
+def _split_f32(u):
+    """(k, f) in float32 with u = 2^k (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1)."""
+    b = bits_of_f32(u)
+    m = np.int32(b & _F_MANT)
+    i = np.int32((m + _F_CARRY) & np.int32(0x800000))
+    k = F(np.int32(np.int32(b >> 23) + np.int32(i >> 23) - 127))
+    return k, f32_from_bits(np.int32(m | np.int32(i ^ _F_ONE))) - F(1.0)
+
+
 @jit
 def _log_f32_core(u):
-    """log(u) with relative error < 2^-32 for a normal positive float64 u (float32 use)."""
-    k, f = _split(u)
+    """log(u), u a normal positive float32: k ln2 + f - f^2/2 + f^3 P(f), <= 1 ULP."""
+    k, f = _split_f32(u)
     z = f * f
-    return fma(k, _LN2, fma(z * f, horner(f, _P32), fma(-0.5, z, f)))
+    return fma(k, _F_LN2_HI, fma(z * f, horner(f, _P32F), fma(F(-0.5), z, f)) + k * _F_LN2_LO)
+
+
+@jit
+def _log1p_f32_core(u, c):
+    """log(u) + c for a normal positive float32 u, tiny c (fdlibm's summation)."""
+    k, f = _split_f32(u)
+    s = f / (F(2.0) + f)
+    z = s * s
+    r = z * horner(z, _LGF)
+    hfsq = F(0.5) * f * f
+    return k * _F_LN2_HI - ((hfsq - (s * (hfsq + r) + (k * _F_LN2_LO + c))) - f)
 
 
 @jit
@@ -97,18 +141,21 @@ def log1p_f64(x):
 
 @jit
 def log_f32(x):
-    """Natural log of a float32 computed in float64, <= 1 ULP (mostly correctly rounded)."""
-    d = np.float64(x)
-    r = np.float32(_log_f32_core(d if d > 0 else 1.0))
-    r = r if x < np.float32(np.inf) else x
-    return r if x > 0 else (np.float32(-np.inf) if x == 0 else np.float32(np.nan))
+    """Natural log of a float32 in float32 arithmetic, <= 1 ULP."""
+    sub = x < F(1.1754944e-38)  # denormals: scale by 2^23 into the normal range first
+    y = x * F(8388608.0) if sub else x
+    r = _log_f32_core(y) - (F(23.0) * _F_LN2_HI + F(23.0) * _F_LN2_LO if sub else F(0.0))
+    r = r if x < F(np.inf) else x
+    return r if x > 0 else (F(-np.inf) if x == 0 else F(np.nan))
 
 
 @jit
 def log1p_f32(x):
-    """log(1 + x) of a float32 computed in float64, <= 1 ULP."""
-    u = 1.0 + np.float64(x)
-    r = np.float32(_log_f32_core(u if u > 0 else 1.0))
-    r = r if x < np.float32(np.inf) else x
-    r = r if abs(x) > np.float32(2.9802322e-08) else x  # |x| <= 2^-25: the result is x
-    return r if u > 0 else (np.float32(-np.inf) if x == -1 else np.float32(np.nan))
+    """log(1 + x) of a float32 in float32 arithmetic, <= 1 ULP; keeps -0 and denormals."""
+    u = F(1.0) + x
+    c = (F(1.0) - (u - x)) if u > F(2.0) else (x - (u - F(1.0)))  # u's rounding error
+    c = c / u if u < F(33554432.0) else F(0.0)
+    r = _log1p_f32_core(u if u > 0 else F(1.0), c)
+    r = r if x < F(np.inf) else x
+    r = r if x != 0 else x  # -0 stays -0
+    return r if u > 0 else (F(-np.inf) if x == F(-1.0) else F(np.nan))
