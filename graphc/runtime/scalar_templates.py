@@ -208,12 +208,16 @@ def loop_dtypes(op, in_dtypes, out_dtype) -> tuple:
     return (out_dtype,) * len(in_dtypes)
 
 
-def scalar_expr(op, attrs, in_dtypes, out_dtype, args) -> str:
+def scalar_expr(op, attrs, in_dtypes, out_dtype, args, overrides=None) -> str:
     """The element of ``op(*args)`` as ``out_dtype``, exactly as NumPy computes it.
 
-    Raises :class:`Unsupported` when the op has no template.
+    ``overrides``: a backend's own table consulted before :data:`SCALAR_OVERRIDES` (the
+    CUDA backend's, where a device cannot do what the CPU template does). Raises
+    :class:`Unsupported` when the op has no template.
     """
-    template = SCALAR_OVERRIDES.get(op.name, op.scalar)
+    template = None if overrides is None else overrides.get(op.name)
+    if template is None:
+        template = SCALAR_OVERRIDES.get(op.name, op.scalar)
     if template is None:
         raise Unsupported(f"elementwise op {op.name} has no scalar template")
     if callable(template):
