@@ -1,0 +1,286 @@
+"""Graph -> the Python source of one module: CUDA kernels plus the host function launching them.
+
+``generate(graph)`` returns a :class:`Program`. Its ``source`` holds
+
+* one ``@cuda.jit(signature)`` kernel per fused elementwise group, reduction, matmul or
+  copy, each with an explicit signature (compiled once, when the module is loaded; no
+  type dispatch at launch) and configured once at module level (``K3 = k3[grid, block]``);
+* ``program(ctx, a0, a1, ...)``: one block of host statements per node, in graph order,
+  allocating each result and launching the kernel that fills it; control flow is Python
+  ``if``/``while`` around the launches of the branch and loop bodies.
+
+Conventions (docs/cuda.md says why):
+
+* every value is a **flat 1-D C-contiguous device array** (a 0-d value has one element);
+  shapes are static and known here, so kernels index with literal strides and
+  ``reshape``/``expand_dims``/``squeeze`` cost nothing (the same buffer);
+* value ``%n`` of ``str(graph)`` is the variable ``vn``; inputs are ``an``;
+* kernels are generated from the same per-op scalar templates as the CPU loops
+  (``graphc/runtime/scalar_templates.py``), through :mod:`devmath`'s ``np``/``H``/``V``;
+* a node without a CUDA kernel runs on the host (``_host(ctx, k, ...)``: its operands
+  copied to the host, the op's NumPy ``ref``, the results copied back); its reason is in
+  ``Program.reasons``. A graph with effects (tokens, variables) runs wholly on the host.
+
+This module imports neither Numba nor numba.cuda.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphc.ops.state import is_resource
+from graphc.runtime.scalar_templates import SUPPORTED_DTYPES, Unsupported, literal
+from graphc.tracer.ir import ConstArray, Graph
+from graphc.tracer.printer import Namer, format_graph, node_signature
+
+FN_NAME = "program"
+EMITTERS: dict = {}
+MAX_GRID = 4096  # blocks of a grid-stride launch (enough to fill an H100's 132 SMs)
+
+
+def emitter(*names):
+    def deco(fn):
+        for n in names:
+            EMITTERS[n] = fn
+        return fn
+    return deco
+
+
+@dataclass
+class Program:
+    """The generated module for one graph."""
+
+    source: str = ""
+    input_avals: tuple = ()
+    consts: tuple = ()           # host arrays (flat) the executor sends to the device once
+    host_nodes: tuple = ()       # nodes run on the host, by ``_host`` index
+    kernels: tuple = ()          # (kernel name, signature) of every kernel in ``source``
+    reasons: list = field(default_factory=list)  # why nodes run on the host
+    blocked: list = field(default_factory=list)  # (node, reason) per host node
+    whole_host: str | None = None  # set when the whole graph runs on the host
+
+
+class DVal:
+    """A value in generated host code: ``name`` is a flat device array of ``aval``'s
+    size; ``lit`` is an exact literal for a 0-d constant (kernels inline it)."""
+
+    __slots__ = ("name", "aval", "lit")
+
+    def __init__(self, name, aval, lit=None):
+        self.name = name
+        self.aval = aval
+        self.lit = lit
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.aval.shape)
+
+
+def numba_type(dtype) -> str:
+    """The numba type name of ``dtype`` as written in a signature (``float32``)."""
+    dtype = np.dtype(dtype)
+    return "boolean" if dtype == np.bool_ else dtype.name
+
+
+def strides(shape) -> list[int]:
+    """C-order element strides of ``shape``."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= d
+    return out[::-1]
+
+
+def launch_1d(n: int, block_max: int = 256) -> tuple[int, int]:
+    """``(grid, block)`` for a grid-stride loop over ``n`` elements: blocks of a multiple
+    of 32 threads, no more than needed (the simulator runs every thread)."""
+    block = min(block_max, max(32, -(-n // 32) * 32))
+    return min(MAX_GRID, max(1, -(-n // block))), block
+
+
+def generate(graph: Graph) -> Program:
+    """Generate the program for ``graph`` (never raises for an unsupported op: such nodes
+    run on the host and ``Program.reasons`` says why)."""
+    _register()
+    why = _whole_host_reason(graph)
+    if why is not None:
+        return Program(input_avals=tuple(v.aval for v in graph.inputs), whole_host=why,
+                       reasons=[why])
+    return Gen(graph).run()
+
+
+def _register() -> None:
+    """Import the emitter modules (they register into :data:`EMITTERS`)."""
+    from graphc.runtime.cuda import kernels_elementwise  # noqa: F401
+
+
+def _whole_host_reason(graph: Graph) -> str | None:
+    for i, v in enumerate(graph.inputs):
+        if v.aval.shape is None or None in v.aval.shape:
+            return f"input {i} has an unknown dimension ({v.aval}); CUDA kernels need " \
+                   "static shapes"
+        if v.aval.dtype not in SUPPORTED_DTYPES:
+            return f"input {i} has dtype {v.aval.dtype}, which the CUDA backend does not run"
+    for g in _graphs(graph):
+        for node in g.nodes:
+            for v in (*node.inputs, *node.outputs):
+                if v.aval.is_token or is_resource(v.aval):
+                    return (f"{node_signature(g, node)}: op {node.op.name} has effects "
+                            "(effects run on the host, in program order)")
+                if v.aval.shape is None or None in v.aval.shape:
+                    return (f"{node_signature(g, node)}: a value of unknown shape "
+                            f"({v.aval}); CUDA kernels need static shapes")
+    return None
+
+
+def _graphs(graph: Graph):
+    yield graph
+    for node in graph.nodes:
+        for sub in node.subgraphs():
+            yield from _graphs(sub)
+
+
+class Gen:
+    """One generation: emitters call ``line``, ``tmp``, ``kernel``, ``alloc`` on it."""
+
+    def __init__(self, graph: Graph, parent: "Gen | None" = None):
+        self.graph = graph
+        self.namer = Namer(graph)
+        self.vals: dict[int, DVal] = {}
+        self.reasons: list[str] = []
+        if parent is None:
+            self.lines: list[str] = []
+            self.kernel_src: list[str] = []
+            self.kernels: list = []
+            self.consts: list = []
+            self.host: list = []
+            self.depth = 1
+            self._n = 0
+            self.prefix = ""
+        else:  # an inlined branch or loop body writes into the parent's module
+            for k in ("lines", "kernel_src", "kernels", "consts", "host", "depth"):
+                setattr(self, k, getattr(parent, k))
+            self._n = parent._n + 1
+            self.prefix = f"s{self._n}_"
+        self.parent = parent
+
+    # -- the interface emitters use
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def tmp(self, prefix: str = "t") -> str:
+        self._n += 1
+        return f"_{prefix}{self._n}"
+
+    def alloc(self, name: str, aval) -> DVal:
+        """``name = <new flat device array for aval>``."""
+        self.line(f"{name} = _empty({math.prod(aval.shape)}, np.{np.dtype(aval.dtype).name})")
+        return DVal(name, aval)
+
+    def kernel(self, params: list, dtypes: list, body: list[str], grid, block) -> str:
+        """Add a kernel ``def kN(*params): body`` typed 1-D C arrays of ``dtypes`` and
+        configured for ``[grid, block]``; returns the configured kernel's name."""
+        k = len(self.kernels)
+        sig = "void(" + ", ".join(f"{numba_type(d)}[::1]" for d in dtypes) + ")"
+        self.kernels.append((f"k{k}", sig))
+        text = [f"@_kernel({sig!r})", f"def k{k}({', '.join(params)}):"]
+        text += ["    " + b for b in body]
+        text.append(f"K{k} = k{k}[{grid!r}, {block!r}]")
+        self.kernel_src.append("\n".join(text))
+        return f"K{k}"
+
+    # -- driver
+    def run(self) -> Program:
+        g = self.graph
+        params = []
+        for v in g.inputs:
+            name = "a" + self.namer(v)[1:]
+            params.append(name)
+            self.vals[v.id] = DVal(name, v.aval)
+        self._nodes(top=True)
+        outs = [self.vals[v.id].name for v in g.outputs]
+        self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        return Program(self._module(params), tuple(v.aval for v in g.inputs),
+                       tuple(self.consts), tuple(self.host), tuple(self.kernels),
+                       self.reasons, list(zip(self.host, self.reasons)))
+
+    def _nodes(self, top: bool) -> None:
+        g = self.graph
+        for node in g.nodes:
+            self.line(f"# {node_signature(g, node)}")
+            try:
+                self._node(node)
+            except Unsupported as e:
+                where = f" (traced at {node.src})" if node.src else ""
+                reason = f"{node_signature(g, node)}: {e}{where}"
+                if not top:
+                    raise Unsupported(f"in {g.name}: {reason}") from None
+                self.reasons.append(reason)
+                self._host(node)
+
+    def inline(self, graph: Graph, args: list[DVal]) -> list[DVal]:
+        """Emit ``graph`` (a branch or loop body) here with its inputs bound to ``args``."""
+        child = Gen(graph, parent=self)
+        for v, x in zip(graph.inputs, args):
+            child.vals[v.id] = DVal(x.name, v.aval, x.lit)
+        child._nodes(top=False)
+        self._n = child._n
+        return [child.vals[v.id] for v in graph.outputs]
+
+    def _module(self, params) -> str:
+        head = ['"""Generated by graphc.runtime.cuda.codegen; do not edit."""',
+                *(f"# {ln}" for ln in format_graph(self.graph).splitlines()), ""]
+        body = [f"def {FN_NAME}(ctx, {', '.join(params)}):", *self.lines]
+        return "\n".join(head + ["\n\n".join(self.kernel_src), "", ""] + body) + "\n"
+
+    def var(self, v) -> str:
+        return self.prefix + "v" + self.namer(v)[1:]
+
+    # -- nodes
+    def _node(self, node) -> None:
+        for v in (*node.inputs, *node.outputs):
+            if v.aval.dtype not in SUPPORTED_DTYPES:
+                raise Unsupported(f"dtype {v.aval.dtype} has no CUDA kernels (float16 and "
+                                  "complex run on the host)")
+        ins = [self.vals[v.id] for v in node.inputs]
+        outs = [self.var(v) for v in node.outputs]
+        if node.op.name == "const":
+            self._const(node, outs[0])
+            return
+        emit = EMITTERS.get(node.op.name)
+        if emit is None and node.op.elementwise and not node.op.multiple_results:
+            emit = EMITTERS["<elementwise>"]
+        if emit is None:
+            raise Unsupported(f"no CUDA kernel for op {node.op.name}")
+        results = emit(self, node, ins, outs)
+        for v, val in zip(node.outputs, results):
+            self.vals[v.id] = val
+
+    def _const(self, node, name) -> None:
+        value = node.attrs["value"]
+        arr = value.array if isinstance(value, ConstArray) else np.asarray(value)
+        aval = node.outputs[0].aval
+        arr = np.ascontiguousarray(np.asarray(arr, aval.dtype)).reshape(-1)
+        self.consts.append(arr)
+        self.line(f"{name} = ctx.consts[{len(self.consts) - 1}]")
+        lit = literal(arr[0], arr.dtype) if not aval.shape else None
+        self.vals[node.outputs[0].id] = DVal(name, aval, lit)
+
+    def _host(self, node) -> None:
+        """Run ``node`` on the host: operands copied out, its ``ref``, results copied in."""
+        k = len(self.host)
+        self.host.append(node)
+        args = [self.vals[v.id].name for v in node.inputs]
+        outs = [self.var(v) for v in node.outputs]
+        tup = "(" + "".join(a + ", " for a in args) + ")"
+        lhs = "".join(o + ", " for o in outs) + "= " if outs else ""
+        self.line(f"{lhs}_host(ctx, {k}, {tup})")
+        for v, o in zip(node.outputs, outs):
+            self.vals[v.id] = DVal(o, v.aval)

@@ -1,0 +1,182 @@
+"""Runs a graph's generated CUDA program: ``Executor(arrays) -> list`` of device arrays.
+
+The contract is the interpreter's (``interpreter.run_graph``): one array per graph input,
+a list with one array per output; here inputs may be device arrays (used in place) or
+host NumPy arrays (copied to the device), and outputs are device arrays shaped like the
+graph's outputs. Data crosses the bus only at the graph's edges, for the predicate of a
+``cond``/``while_loop`` (one scalar per test) and for nodes that run on the host.
+
+Programs are cached per (source, device) for the process: the module is executed once,
+which compiles every kernel for its explicit signature and configures its launch.
+"""
+
+from __future__ import annotations
+
+import linecache
+import threading
+
+import numpy as np
+
+from graphc.runtime.cpu import fallback
+from graphc.runtime.cuda import codegen, devmath, target
+from graphc.runtime.interpreter import run_graph
+from graphc.tracer.printer import node_signature
+
+_modules: dict = {}
+_modules_lock = threading.Lock()
+
+
+class _Ctx:
+    """What one executor's program reads at run time besides its inputs."""
+
+    __slots__ = ("consts", "host", "graph")
+
+    def __init__(self, consts, host, graph):
+        self.consts, self.host, self.graph = consts, host, graph
+
+
+class Executor:
+    """One graph on CUDA device ``index``; ``backend`` is ``"cuda"`` when every node runs
+    as a kernel, ``"cuda+host"`` when some run on the host, ``"host"`` when the whole
+    graph does (``reasons`` says why; :meth:`explain`)."""
+
+    def __init__(self, graph, index: int = 0, strict: bool = False, warn: bool = True):
+        self.graph = graph
+        self.index = index
+        self.calls = 0
+        try:
+            self.program = codegen.generate(graph)
+        except Exception as e:  # noqa: BLE001 - a generator bug must not break the call
+            why = f"CUDA code generation failed: {type(e).__name__}: {e}"
+            self.program = codegen.Program(whole_host=why, reasons=[why])
+        self.reasons = list(self.program.reasons)
+        self._program_fn = None
+        if self.program.whole_host is None:
+            try:
+                self._program_fn = load(self.program, index)
+            except Exception as e:  # noqa: BLE001 - reported; the host runs the graph
+                first = (str(e).strip().splitlines() or [""])[0]
+                self.reasons = [f"numba.cuda could not compile the program: "
+                                f"{type(e).__name__}: {first}"]
+        self.warned: set = set()
+        if self.reasons and (warn or strict):
+            fallback.report(graph.name, self.items(), strict, self.warned,
+                            self._program_fn is not None)
+        self._ctx = None
+        if self._program_fn is not None:
+            with target.cuda().gpus[index]:
+                consts = [target.to_device_flat(c, c.dtype) for c in self.program.consts]
+            self._ctx = _Ctx(consts, self.program.host_nodes, graph)
+        self._shapes = [tuple(v.aval.shape) for v in graph.outputs]
+
+    @property
+    def backend(self) -> str:
+        if self._program_fn is None:
+            return "host"
+        return "cuda+host" if self.program.host_nodes else "cuda"
+
+    def items(self) -> list:
+        """Why nodes run on the host, in the user's terms (``cpu.fallback.Item`` s)."""
+        blocked = self.program.blocked if self._program_fn is not None else []
+        return fallback.items_for(self.graph, blocked, self.reasons, self.program)
+
+    def __call__(self, arrays):
+        self.calls += 1
+        cuda = target.cuda()
+        avals = [v.aval for v in self.graph.inputs]
+        if len(arrays) != len(avals):
+            raise TypeError(f"graph {self.graph.name!r} takes {len(avals)} inputs, got "
+                            f"{len(arrays)}")
+        with cuda.gpus[self.index]:
+            if self._program_fn is None:
+                host = [_host_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
+                outs = run_graph(self.graph, host)
+                return [cuda.to_device(np.ascontiguousarray(o)) for o in outs]
+            flat = [_device_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
+            outs = self._program_fn(self._ctx, *flat)
+            return [target.shaped(o, s) for o, s in zip(outs, self._shapes)]
+
+    def explain(self) -> str:
+        """A few lines on how this graph runs on the GPU and why."""
+        lines = [f"backend: {self.backend} (device cuda:{self.index})",
+                 f"kernels: {len(self.program.kernels)}"]
+        if self.reasons:
+            lines += fallback.explain_lines(self.items())
+        return "\n".join(lines)
+
+
+def _check(shape, dtype, aval, i) -> None:
+    if tuple(shape) != tuple(aval.shape) or np.dtype(dtype) != aval.dtype:
+        raise ValueError(f"input {i} is {np.dtype(dtype).name}{list(shape)} but the graph "
+                         f"was traced for {aval}: call the function with matching arguments")
+
+
+def _device_input(a, aval, i):
+    if is_device_array(a):
+        _check(a.shape, a.dtype, aval, i)
+        return target.flat(a)
+    arr = np.asarray(a)
+    _check(arr.shape, arr.dtype, aval, i)
+    return target.to_device_flat(arr, aval.dtype)
+
+
+def _host_input(a, aval, i):
+    arr = a.copy_to_host() if is_device_array(a) else np.asarray(a)
+    _check(arr.shape, arr.dtype, aval, i)
+    return arr
+
+
+def is_device_array(x) -> bool:
+    return isinstance(x, target.device_array_types())
+
+
+def load(program, index: int):
+    """The ``program`` function of ``program.source`` for device ``index`` (executed once
+    per process and device: that compiles and configures every kernel)."""
+    key = (program.source, index)
+    fn = _modules.get(key)
+    if fn is not None:
+        return fn
+    with _modules_lock:
+        fn = _modules.get(key)
+        if fn is None:
+            fn = _modules[key] = _exec(program.source, index)
+    return fn
+
+
+def _exec(source: str, index: int):
+    import numba
+
+    cuda = target.cuda()
+    filename = f"<graphc-cuda-{abs(hash(source)):x}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = {"cuda": cuda, "numba": numba, "_kernel": cuda.jit, "_empty": cuda.device_array,
+          "_host": _host,
+          "_pred": _pred, **devmath.namespaces(target.simulator())}
+    with cuda.gpus[index]:
+        exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated code
+    return ns[codegen.FN_NAME]
+
+
+def _pred(x) -> bool:
+    """A device scalar's truth on the host (one device-to-host copy: a synchronization)."""
+    return bool(x.copy_to_host()[0])
+
+
+def _host(ctx, k, args):
+    """Run host node ``k`` on NumPy copies of its operands; its results back on the device."""
+    node = ctx.host[k]
+    arrays = [target.to_host(a, v.aval.shape) for a, v in zip(args, node.inputs)]
+    try:
+        result = node.op.ref(*arrays, **(node.attrs or {}))
+    except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
+        from graphc.ops.registry import kernel_error
+
+        where = f" (while executing {node_signature(ctx.graph, node)}"
+        where += f", traced at {node.src})" if node.src else ")"
+        wrapped = kernel_error(node.op, e, arrays, where)
+        if wrapped is e:
+            raise
+        raise wrapped from None
+    results = result if node.op.multiple_results else [result]
+    return tuple(target.to_device_flat(r, v.aval.dtype) for r, v in zip(results, node.outputs))

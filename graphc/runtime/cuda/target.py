@@ -1,0 +1,104 @@
+"""numba.cuda, imported on first use, and the device-array helpers every CUDA module shares.
+
+``numba.cuda`` comes from the ``numba-cuda`` package (``pip install graphc[cuda]``).
+``NUMBA_ENABLE_CUDASIM=1`` (set before the first import) selects Numba's simulator: a
+CPU interpretation of the kernels, one Python thread per CUDA thread, used by the tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+import numpy as np
+
+_lock = threading.Lock()
+_cuda = None
+
+
+def cuda():
+    """The ``numba.cuda`` module (imported once; ImportError names the extra to install)."""
+    global _cuda
+    if _cuda is None:
+        with _lock:
+            if _cuda is None:
+                try:
+                    mod = importlib.import_module("numba.cuda")
+                except ImportError as e:
+                    raise ImportError(
+                        "the CUDA backend needs numba-cuda: pip install 'graphc[cuda]' "
+                        f"({e})") from e
+                _cuda = mod
+    return _cuda
+
+
+_array_types = None
+
+
+def device_array_types() -> tuple:
+    """The classes of numba.cuda device arrays (the simulator's fake arrays included)."""
+    global _array_types
+    if _array_types is None:
+        if simulator():
+            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+            _array_types = (FakeCUDAArray,)
+        else:
+            from numba.cuda.cudadrv.devicearray import DeviceNDArrayBase
+
+            _array_types = (DeviceNDArrayBase,)
+    return _array_types
+
+
+def simulator() -> bool:
+    """Whether numba.cuda is Numba's CPU simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    from numba import config
+
+    cuda()
+    return bool(config.ENABLE_CUDASIM)
+
+
+def flat(x):
+    """The device array ``x`` as a 1-D C-contiguous view (a copy when it is strided)."""
+    if x.ndim == 1:
+        return x
+    if x.size == 0:
+        return cuda().device_array(0, x.dtype)
+    if not x.is_c_contiguous():
+        x = copy_contiguous(x)
+    return x.reshape(x.size)
+
+
+def copy_contiguous(x):
+    """A C-contiguous device copy of a strided device array (through the host: rare;
+    device arrays graphc makes are always contiguous)."""
+    return cuda().to_device(np.ascontiguousarray(x.copy_to_host()))
+
+
+def shaped(x, shape):
+    """A flat device array ``x`` viewed with ``shape`` (``()`` included)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if not shape:
+        return x.reshape(())
+    return x.reshape(shape)
+
+
+def empty(n: int, dtype):
+    return cuda().device_array(max(int(n), 1), dtype)
+
+
+def to_device_flat(a, dtype):
+    """A host array (or scalar) as a new flat device array of ``dtype``."""
+    arr = np.ascontiguousarray(np.asarray(a, dtype=dtype)).reshape(-1)
+    if arr.size == 0:
+        return cuda().device_array(0, dtype)
+    return cuda().to_device(arr)
+
+
+def to_host(x, shape):
+    """A flat device array as a host NumPy array of ``shape``."""
+    if x.size == 0:
+        return np.empty(shape, x.dtype)
+    return x.copy_to_host().reshape(shape)

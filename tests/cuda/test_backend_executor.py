@@ -1,0 +1,99 @@
+"""The CUDA executor (simulator): fused elementwise kernels with broadcasting, constants,
+casts, device and host inputs, results left on the device, and fallback reporting."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.errors import FallbackError, FallbackWarning
+from graphc.ops import registry
+from graphc.runtime import cuda
+from graphc.runtime.cuda import codegen, eager, executor
+from graphc.runtime.interpreter import run_graph
+
+
+def optimized(fn, *args):
+    return gc.function(fn).get_concrete_function(*args).optimized_graph
+
+
+def _sigmoid_bias(x, b, n):
+    y = 1.0 / (1.0 + gnp.exp(-x)) * 2.0 + b
+    return y, gnp.astype(y > 0.5, np.int32) + n, gnp.astype(x, np.float64)
+
+
+X = np.linspace(-3, 3, 24, dtype=np.float32).reshape(2, 3, 4)
+B = np.arange(4, dtype=np.float32)
+N = np.array([[1], [2], [3]], np.int32)
+EXAMPLES = [(_sigmoid_bias, (X, B, N))]
+
+
+def graphs():
+    """The graphs of this file, for the PTX test."""
+    return [(optimized(fn, *args), args) for fn, args in EXAMPLES]
+
+
+def test_api_surface():
+    assert cuda.available() and cuda.gpu_count() == 1
+    d = cuda.to_device(X)
+    assert cuda.is_device_array(d) and not cuda.is_device_array(X)
+    np.testing.assert_array_equal(cuda.to_host(d), X)
+
+
+def test_fused_broadcasting_consts_casts():
+    graph = optimized(_sigmoid_bias, X, B, N)
+    ex = cuda.executor_for(graph)
+    assert ex.backend == "cuda" and "backend: cuda" in ex.explain()
+    want = run_graph(graph, [X, B, N])
+    for inputs in ([X, B, N], [cuda.to_device(a) for a in (X, B, N)]):
+        got = ex(inputs)
+        assert all(cuda.is_device_array(g) for g in got)
+        for g, w in zip(got, want):
+            g = cuda.to_host(g)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=2e-6)
+    # one kernel per fused group: the program is cached and shared by a second executor
+    assert executor.load(ex.program, 0) is executor.load(codegen.generate(graph), 0)
+
+
+def test_wrong_inputs_say_what_was_expected():
+    ex = cuda.executor_for(optimized(_sigmoid_bias, X, B, N))
+    with pytest.raises(ValueError, match=r"input 1 is float64\[4\] but the graph was traced "
+                                         r"for f32\[4\]"):
+        ex([X, B.astype(np.float64), N])
+    with pytest.raises(TypeError, match="takes 3 inputs, got 2"):
+        ex([X, B])
+
+
+def _with_sort(x):
+    return gnp.sort(x * 2.0) + 1.0
+
+
+def test_ops_without_kernels_run_on_the_host_and_are_reported():
+    x = np.array([3.0, -1.0, 2.0], np.float32)
+    graph = optimized(_with_sort, x)
+    with pytest.warns(FallbackWarning, match="sort"):
+        ex = cuda.executor_for(graph)
+    assert ex.backend == "cuda+host"
+    assert "sort" in ex.explain() and "kernels: 2" in ex.explain()
+    np.testing.assert_array_equal(cuda.to_host(ex([x])[0]), run_graph(graph, [x])[0])
+    with pytest.raises(FallbackError, match="sort"):
+        cuda.executor_for(graph, strict=True)
+
+
+def test_run_op_eager_on_the_device():
+    x, y = cuda.to_device(X), cuda.to_device(B)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # eager host fallbacks are silent
+        out = cuda.run_op(registry.get("add"), {}, [x, y])
+        again = cuda.run_op(registry.get("add"), {}, [x, y])  # the cached executor
+        srt = cuda.run_op(registry.get("sort"), {"axis": -1}, [y])
+    assert cuda.is_device_array(out)
+    np.testing.assert_array_equal(cuda.to_host(out), X + B)
+    np.testing.assert_array_equal(cuda.to_host(again), X + B)
+    np.testing.assert_array_equal(cuda.to_host(srt), np.sort(B))
+    assert len(eager._cache) >= 2

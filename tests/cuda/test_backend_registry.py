@@ -1,0 +1,165 @@
+"""Every registry op on the CUDA backend (simulator) compared with the interpreter.
+
+For every op that tests/ops/test_registry.py walks (minus the stateful ones), the first
+sample is bound in a one-node graph; :data:`ON_HOST` lists, with the generator's reason,
+the ops whose node runs on the host instead of as a kernel (exact in both directions: a
+newly supported op must leave the table). The ops with kernels are spread over
+:data:`CHUNKS` graphs, each run once and compared with ``interpreter.run_graph``.
+``graphs()`` is also what tests/cuda/test_ptx_kernels.py compiles to PTX.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from graphc.ops.registry import all_ops, bind
+from graphc.runtime.cuda import codegen, executor
+from graphc.runtime.interpreter import run_graph
+from graphc.tracer.ir import Aval
+from graphc.tracer.printer import node_signature
+from graphc.tracer.tensor import _symbolic
+from graphc.tracer.trace import TraceContext
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
+from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
+
+# Ops whose node runs on the host under the CUDA backend, with the reason (node signature
+# and source location stripped).
+ON_HOST = {
+    'all': 'no CUDA kernel for op all',
+    'any': 'no CUDA kernel for op any',
+    'arange': 'no CUDA kernel for op arange',
+    'argmax': 'no CUDA kernel for op argmax',
+    'argmin': 'no CUDA kernel for op argmin',
+    'argsort': 'no CUDA kernel for op argsort',
+    'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
+    'broadcast_to': 'no CUDA kernel for op broadcast_to',
+    'concatenate': 'no CUDA kernel for op concatenate',
+    'cumprod': 'no CUDA kernel for op cumprod',
+    'cumsum': 'no CUDA kernel for op cumsum',
+    'dot': 'no CUDA kernel for op dot',
+    'einsum': 'no CUDA kernel for op einsum',
+    'expand_dims': 'no CUDA kernel for op expand_dims',
+    'eye': 'no CUDA kernel for op eye',
+    'flip': 'no CUDA kernel for op flip',
+    'full': 'no CUDA kernel for op full',
+    'full_like': 'no CUDA kernel for op full_like',
+    'gather': 'no CUDA kernel for op gather',
+    'getitem': 'no CUDA kernel for op getitem',
+    'inner': 'no CUDA kernel for op inner',
+    'linspace': 'no CUDA kernel for op linspace',
+    'matmul': 'no CUDA kernel for op matmul',
+    'max': 'no CUDA kernel for op max',
+    'mean': 'no CUDA kernel for op mean',
+    'min': 'no CUDA kernel for op min',
+    'outer': 'no CUDA kernel for op outer',
+    'pad': 'no CUDA kernel for op pad',
+    'prod': 'no CUDA kernel for op prod',
+    'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
+    'repeat': 'no CUDA kernel for op repeat',
+    'reshape': 'no CUDA kernel for op reshape',
+    'shape': 'no CUDA kernel for op shape',
+    'sort': 'no CUDA kernel for op sort',
+    'split': 'no CUDA kernel for op split',
+    'squeeze': 'no CUDA kernel for op squeeze',
+    'stack': 'no CUDA kernel for op stack',
+    'std': 'no CUDA kernel for op std',
+    'sum': 'no CUDA kernel for op sum',
+    'take': 'no CUDA kernel for op take',
+    'take_along_axis': 'no CUDA kernel for op take_along_axis',
+    'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
+    'tensordot': 'no CUDA kernel for op tensordot',
+    'tile': 'no CUDA kernel for op tile',
+    'trace': 'no CUDA kernel for op trace',
+    'transpose': 'no CUDA kernel for op transpose',
+    'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
+    'var': 'no CUDA kernel for op var',
+    'vdot': 'no CUDA kernel for op vdot',
+}
+
+OPS = sorted(name for name, op in all_ops().items()
+             if name not in COVERED_ELSEWHERE and not op.stateful)
+CHUNKS = 3
+
+
+def bind_sample(ctx, name, k=0):
+    args, attrs = SAMPLES[name][k]
+    syms = [_symbolic(ctx.new_input(Aval(np.shape(a), np.asarray(a).dtype))) for a in args]
+    out = bind(all_ops()[name], *syms, **attrs)
+    results = out if isinstance(out, list) else [out]
+    return [np.asarray(a) for a in args], [r._sym for r in results]
+
+
+def _reason(name):
+    with TraceContext(name) as ctx:
+        _, results = bind_sample(ctx, name)
+    graph = ctx.finish(results)
+    program = codegen.generate(graph)
+    if program.whole_host is not None:
+        return re.sub(r"^%\S+ = .*?: ", "", program.whole_host)
+    if not program.reasons:
+        return None
+    (reason,) = program.reasons
+    sig = node_signature(graph, graph.nodes[-1]) + ": "
+    return re.sub(r" \(traced at .*\)$", "", reason.removeprefix(sig))
+
+
+REASONS = {name: _reason(name) for name in OPS}
+ON_GPU = [name for name in OPS if REASONS[name] is None]
+
+
+def graphs():
+    """``[(graph, inputs, labels)]``: the ops with kernels, ``CHUNKS`` graphs."""
+    out = []
+    for chunk in range(CHUNKS):
+        arrays, outputs, labels = [], [], []
+        with TraceContext(f"registry{chunk}") as ctx:
+            for name in ON_GPU[chunk::CHUNKS]:
+                args, results = bind_sample(ctx, name)
+                arrays += args
+                outputs += results
+                labels += [f"{name}:{i}" for i in range(len(results))]
+        out.append((ctx.finish(outputs), arrays, labels))
+    return out
+
+
+def compare(got, want, label):
+    assert got.dtype == want.dtype and got.shape == want.shape, (
+        label, got.dtype, got.shape, want.dtype, want.shape)
+    if got.dtype.kind == "f":
+        rtol = 2e-6 if got.dtype == np.float32 else 1e-13
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=0, equal_nan=True,
+                                   err_msg=label)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=label)
+
+
+def test_on_host_table_is_exact():
+    stale = sorted(set(ON_HOST) - set(OPS))
+    assert not stale, f"ON_HOST lists ops that are not walked: {stale}"
+    for name in OPS:
+        if name in ON_HOST:
+            assert REASONS[name] == ON_HOST[name], f"{name}: reason now {REASONS[name]!r}"
+        else:
+            assert REASONS[name] is None, f"{name} runs on the host: {REASONS[name]}"
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_every_kernel_matches_the_interpreter(chunk):
+    graph, arrays, labels = graphs()[chunk]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ex = executor.Executor(graph)
+    assert ex.backend == "cuda", ex.explain()
+    with np.errstate(all="ignore"):
+        want = run_graph(graph, list(arrays))
+    got = ex(list(arrays))
+    assert all(executor.is_device_array(g) for g in got)
+    for label, g, w in zip(labels, got, want):
+        compare(g.copy_to_host(), np.asarray(w), label)
