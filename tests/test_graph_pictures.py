@@ -151,3 +151,34 @@ def test_svg_escapes_hostile_names(no_dot):
     svg = f.get_concrete_function(np.ones(2, np.float32)).graph.to_svg()
     ET.fromstring(svg)  # still well-formed
     assert "<b " not in svg and "&lt;b onload=&quot;x()&quot;&gt;&amp;" in svg
+
+
+def _dot_blocks(dot: str) -> dict:
+    """``subgraph`` name -> the lines inside it (nested blocks included)."""
+    blocks, open_ = {}, []
+    for line in dot.splitlines():
+        s = line.strip()
+        for name in open_:
+            blocks[name].append(s)
+        if s.startswith("subgraph "):
+            name = s.split('"')[1]
+            blocks[name] = []
+            open_.append(name)
+        elif s == "}" and open_:
+            blocks[open_.pop()].pop()  # its own closing brace
+    return blocks
+
+
+def test_dot_text_nests_bodies_inside_their_nodes_cluster(graph):
+    blocks = _dot_blocks(graph.to_dot())
+    cond = blocks["cluster_node:cond"]
+    assert '"cond" [label="cond\\nf32[3]"];' in cond
+    assert 'subgraph "cluster_false_branch" {' in cond
+    assert 'subgraph "cluster_true_branch" {' in cond
+    assert 'label="false_fn"; style="dashed,filled"; fillcolor="white";' in cond
+    loop = blocks["cluster_node:while_loop"]
+    assert 'subgraph "cluster_body" {' in loop and 'subgraph "cluster_cond" {' in loop
+    # the cond inside the loop body: its own cluster, inside the body's
+    assert 'subgraph "cluster_node:body/cond" {' in blocks["cluster_body"]
+    inner = blocks["cluster_node:body/cond"]
+    assert sum(s.startswith('subgraph "cluster_') for s in inner) == 2

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graphc.tracer.export import subgraph_items
 from graphc.tracer.printer import Namer, format_node
 
 CHAR_W = 7.0      # width of one character of the 12px monospace label font
@@ -104,21 +105,6 @@ def _size(box: Box) -> None:
     box.h = text_h + LINE_H + height + PAD
 
 
-def _subgraph_items(node):
-    """``(label, graph)`` per branch/body, in sorted attr order (as the printer lists)."""
-    from graphc.tracer.ir import Graph
-
-    out = []
-    for key in sorted(node.attrs or {}):
-        value = node.attrs[key]
-        if isinstance(value, Graph):
-            out.append((key, value))
-        elif isinstance(value, tuple):
-            out.extend((f"{key}[{i}]", v) for i, v in enumerate(value)
-                       if isinstance(v, Graph))
-    return out
-
-
 def _boxes(graph, namer, input_names):
     """Boxes for inputs and nodes, and the edges between them as box indices."""
     boxes, edges, made = [], [], {}
@@ -132,7 +118,7 @@ def _boxes(graph, namer, input_names):
         outs = [namer.typed(v) for v in node.outputs if not v.aval.is_token]
         lines = [_cut(node.op.name)] + ([_cut(", ".join(outs))] if outs else [])
         tip = format_node(node, namer) + (f"\ntraced at {node.src}" if node.src else "")
-        clusters = [Cluster(label, layout(sub)) for label, sub in _subgraph_items(node)]
+        clusters = [Cluster(label, layout(sub)) for label, sub in subgraph_items(node)]
         boxes.append(Box("control" if clusters else "op", lines, tip=tip, node=node,
                          clusters=clusters))
         seen = set()

@@ -51,7 +51,9 @@ def to_networkx(graph: Graph):
 
 
 def to_dot(graph: Graph) -> str:
-    """The graph in Graphviz DOT text; branch and body graphs are drawn as clusters."""
+    """The graph in Graphviz DOT text. A node holding branch or loop bodies is drawn in
+    a cluster of its own (``cluster_node:NAME``) that nests one cluster per body
+    (``cluster_BODY``, labelled with the attr name), to any depth."""
     lines = [f"digraph {_q(graph.name)} {{", '  node [shape=box, fontname="monospace"];']
     seen: dict[int, str] = {}
     _dot_body(graph, lines, "", "  ", seen)
@@ -229,39 +231,54 @@ def _q(text) -> str:
 
 
 def _dot_body(graph: Graph, lines: list, prefix: str, indent: str, seen: dict) -> None:
-    for name, op, deps, first, _src in _walk(graph):
+    """Nodes and edges of ``graph``; a node holding branch or loop bodies is drawn inside
+    a cluster of its own together with one nested cluster per body."""
+    nodes = [None] * len(graph.inputs) + list(graph.nodes)
+    for (name, op, deps, first, _src), node in zip(_walk(graph), nodes):
         # "\n" is DOT's own line break inside a label, so it is added after escaping.
         label = _esc(name if op == "Placeholder" else op)
         if first is not None:
             label += "\\n" + _esc(first.aval)
         shape = ", shape=ellipse" if op == "Placeholder" else ""
-        lines.append(f'{indent}{_q(prefix + name)} [label="{label}"{shape}];')
+        line = f'{_q(prefix + name)} [label="{label}"{shape}];'
+        bodies = [(k, s) for k, s in subgraph_items(node) if id(s) not in seen] \
+            if node is not None else []
+        if bodies:
+            lines.append(f"{indent}subgraph {_q('cluster_node:' + prefix + name)} {{")
+            lines.append(f'{indent}  label=""; style="rounded,filled"; fillcolor="#fdf6e3";')
+            lines.append(f"{indent}  {line}")
+            for key, body in bodies:
+                _dot_cluster(key, body, lines, indent + "  ", seen)
+            lines.append(f"{indent}}}")
+        else:
+            lines.append(indent + line)
         for dep, _index, control in deps:
             style = " [style=dashed]" if control else ""
             lines.append(f"{indent}{_q(prefix + dep)} -> {_q(prefix + name)}{style};")
-    for node in graph.nodes:
-        for sub in _subgraphs(node):
-            if id(sub) in seen:
-                continue
-            # Cluster-local node ids get a unique prefix so two bodies never share a node.
-            name, n = sub.name, 0
-            while name in seen.values():
-                n += 1
-                name = f"{sub.name}_{n}"
-            seen[id(sub)] = name
-            lines.append(f"{indent}subgraph {_q('cluster_' + name)} {{")
-            lines.append(f"{indent}  label={_q(sub.name)};")
-            _dot_body(sub, lines, name + "/", indent + "  ", seen)
-            lines.append(f"{indent}}}")
 
 
-def _subgraphs(node) -> list:
-    """The node's subgraphs in sorted attr order, the order the printer shows them in."""
+def _dot_cluster(key: str, sub: Graph, lines: list, indent: str, seen: dict) -> None:
+    # Cluster-local node ids get a unique prefix so two bodies never share a node.
+    name, n = sub.name, 0
+    while name in seen.values():
+        n += 1
+        name = f"{sub.name}_{n}"
+    seen[id(sub)] = name
+    lines.append(f"{indent}subgraph {_q('cluster_' + name)} {{")
+    lines.append(f'{indent}  label={_q(key)}; style="dashed,filled"; fillcolor="white";')
+    _dot_body(sub, lines, name + "/", indent + "  ", seen)
+    lines.append(f"{indent}}}")
+
+
+def subgraph_items(node) -> list:
+    """``(label, graph)`` per branch or loop body of ``node``, in sorted attr order (the
+    order the printer shows them in): ``("body", g)``, ``("branches[1]", g)``."""
     out = []
     for key in sorted(node.attrs or {}):
         value = node.attrs[key]
         if isinstance(value, Graph):
-            out.append(value)
+            out.append((key, value))
         elif isinstance(value, tuple):
-            out.extend(v for v in value if isinstance(v, Graph))
+            out.extend((f"{key}[{i}]", v) for i, v in enumerate(value)
+                       if isinstance(v, Graph))
     return out
