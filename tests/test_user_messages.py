@@ -283,3 +283,37 @@ def test_numba_typing_error_names_the_op_and_the_user_line(monkeypatch, tmp_path
     assert "TypingError" in msg and "generated source:" in msg
     assert "Traceback" not in msg and "File \"" not in msg
     assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: running call")
+
+
+# ------------------------------------------------------------------ compile logging
+def test_compiles_are_logged_and_a_large_graph_says_why(monkeypatch, caplog):
+    import logging
+
+    from graphc.runtime.cpu import compile_log
+
+    monkeypatch.setattr(numba_cpu.settings, "mode", "eager")
+    monkeypatch.setattr(numba_cpu.cache, "lookup", lambda key: None)  # not in memory
+    monkeypatch.setattr(compile_log, "LARGE_GRAPH_OPS", 16)  # "large" for a tiny test
+
+    @gc.function
+    def unrolled(x):
+        for k in range(10):
+            x = x * 0.5 + float(k)  # marker: unrolled body
+        return x
+
+    caplog.set_level(logging.INFO, logger="graphc")
+    x = np.ones(2)
+    np.testing.assert_allclose(unrolled(x).numpy(),
+                               unrolled.python_function(x), rtol=1e-12)
+    records = [r for r in caplog.records if r.name == "graphc"]
+    text = [r.getMessage() for r in records]
+    start = [t for t in text if t.startswith("compiling gc.function 'unrolled': ")]
+    assert len(start) == 1 and " ops, " in start[0] and "lines of generated code" in start[0]
+    done = [t for t in text if t.startswith("gc.function 'unrolled' compiled in ")]
+    assert len(done) == 1 and " s (" in done[0]
+    large = [r for r in records if r.levelno == logging.WARNING]
+    assert len(large) == 1  # once
+    msg = large[0].getMessage()
+    assert msg.startswith("gc.function 'unrolled' is a large graph (")
+    assert f"traced at {HERE}:{line_of('marker: unrolled body')}" in msg
+    assert "Python loop AutoGraph unrolled" in msg and "gc.range(n)" in msg

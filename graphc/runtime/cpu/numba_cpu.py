@@ -32,7 +32,7 @@ import numpy as np
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
 from graphc.runtime import cache, cache_entry, cache_files, compile_queue, compile_worker
-from graphc.runtime.cpu import codegen, fallback, numba_start
+from graphc.runtime.cpu import codegen, compile_log, fallback, numba_start
 from graphc.runtime.cpu.numba_start import start as _start_numba
 from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
@@ -67,7 +67,7 @@ class Executor:
 
     __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "warned", "_run",
                  "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
-                 "_job", "compile_seconds", "__weakref__")
+                 "_job", "compile_seconds", "_log_t0", "__weakref__")
 
     def __init__(self, graph, on_compiled=None, strict=False, warn=True, warned=None):
         self.graph = graph
@@ -84,6 +84,7 @@ class Executor:
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
         self._job = None                  # the compile worker's job, when it has one
+        self._log_t0 = None               # when a logged background compile started
         self._run = self._interpret
         # strict (jit_compile=True) compiles at once, so a failure raises here and now
         mode = "eager" if strict else _setting("mode")
@@ -128,6 +129,7 @@ class Executor:
             if self._queued or self._compiled is not None:
                 return
             self._queued = True
+        self._log_t0 = compile_log.started(self.graph, self.program, background=True)
         if _setting("worker") and not _on_disk(self.key) and _worker_can_cache():
             self._job = compile_worker.submit(self.key, self.program.source,
                                               signature_spec(self.program))
@@ -163,15 +165,21 @@ class Executor:
             return False
         in_memory = cache.lookup(self.key) is not None
         started = time.perf_counter()
+        logged = self._log_t0 or (None if in_memory else compile_log.started(
+            self.graph, self.program, background=False))
         try:
             dispatcher, self.path = compile_program(self.program, self.key)
         except Exception as e:  # noqa: BLE001 - reported, the interpreter keeps running
             where = cache.path_for(self.key)
             where = where if os.path.exists(where) else "executor.program.source"
             self.reasons.append(fallback.compile_failure(e, self.graph, self.program, where))
+            if logged is not None:
+                compile_log.finished(self.graph, logged, None, ok=False)
             return False
         self.origin = "memory" if in_memory else origin(dispatcher)
         self.compile_seconds = time.perf_counter() - started
+        if logged is not None:
+            compile_log.finished(self.graph, logged, self.origin, ok=True)
         self._compiled = runner(dispatcher, self.program, self.graph)
         self._run = self._compiled
         if self._on_compiled is not None:
