@@ -215,7 +215,6 @@ def _executors(concrete, device: str):
 
 
 def _build(concrete, device: str):
-    from graphc.errors import FallbackError
     from graphc.tracer.concrete import _variable_guard
 
     function = concrete._function
@@ -225,9 +224,7 @@ def _build(concrete, device: str):
             f"reference interpreter, CPU only) but is called on {device}: drop backend= "
             "to run it there, or call it outside the gc.device scope with host tensors")
     graph = concrete.optimized_graph
-    executor = _backend().executor_for(graph, _index(device))
-    if function._jit_compile and executor.reasons:
-        raise FallbackError(
-            f"gc.function {function.__name__!r} (jit_compile=True) cannot run entirely as "
-            f"CUDA kernels on {device}: " + "; ".join(executor.reasons))
+    # jit_compile=True: the backend raises FallbackError for nodes without a kernel
+    executor = _backend().executor_for(graph, _index(device),
+                                       strict=bool(function._jit_compile))
     return _variable_guard(graph)(executor), executor
