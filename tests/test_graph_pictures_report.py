@@ -2,6 +2,7 @@
 by parsing it (sections, one picture per graph, clusters for bodies, nothing external,
 every user string escaped)."""
 
+import os
 from html.parser import HTMLParser
 
 import numpy as np
@@ -76,7 +77,7 @@ def test_report_sections_and_one_picture_per_graph(report):
     assert figures == ["graph traced", "graph optimized"] * 2
     for heading in ("Graph as traced", "Optimization passes", "Graph after the passes",
                     "What runs where", "Why it traced, each time"):
-        assert f">{heading}</h3>" in text
+        assert f">{heading}</h3>" in text, heading
     assert "argument &#x27;x&#x27;: float32[3] -&gt; float32[4]" in text  # retrace reason
     assert "tracing took" in text and "optimization passes took" in text
     assert ">x = %0:f32[4]</text>" in text and ">n = %1:i32[]</text>" in text
@@ -105,7 +106,9 @@ def test_where_it_runs_table(report):
     assert len(page.having("table", "where")) == 2
     lines = {k: v for v, k in enumerate(open(__file__).read().splitlines(), 1)
              if "marker: " in k}
-    at = {k.split("marker: ")[1]: f"{__file__}:{n}" for k, n in lines.items()}
+    here = os.path.relpath(__file__)  # shown relative to the working directory
+    assert not here.startswith("..")  # (pytest runs in the repository)
+    at = {k.split("marker: ")[1]: f"{here}:{n}" for k, n in lines.items()}
     assert ">Python (by design)</th><td>2 node(s)<ul><li>" in text
     assert (f"<li>gc.numpy_function at {at['numpy_function']}: a Python-side op, run by "
             "the interpreter on every call<br><code>%") in text

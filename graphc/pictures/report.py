@@ -11,13 +11,12 @@ that comes from the user's program (names, reprs, source paths) is escaped.
 from __future__ import annotations
 
 import inspect
-import os
 from html import escape
 
 from graphc.passes.report import format_report
 from graphc.pictures.layout import layout
 from graphc.pictures.svg import render
-from graphc.pictures.where import where_it_runs
+from graphc.pictures.where import short_path, where_it_runs
 from graphc.tracer.printer import format_graph
 
 MAX_DRAWN = 5000  # boxes per picture; a bigger graph is listed, not drawn
@@ -30,7 +29,7 @@ code, pre { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; }
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 table { border-collapse: collapse; } td, th { text-align: left; vertical-align: top;
   padding: 2px 12px 2px 0; }
-.graph { overflow: auto; max-height: 900px; border: 1px solid #ddd; padding: 4px;
+.graph { overflow: auto; max-height: 1600px; border: 1px solid #ddd; padding: 4px;
   margin: 0; }
 .python { color: #c26a00; } .fallback { color: #b3261e; } .compiled { color: #2a6e2a; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 8px; color: #1a1a1a;
@@ -55,11 +54,9 @@ def _secs(s) -> str:
 def _defined_at(fn) -> str:
     try:
         target = inspect.unwrap(fn)
-        path = inspect.getsourcefile(target)
-        rel = os.path.relpath(path)  # short when under the working directory
-        path = path if rel.startswith("..") else rel
+        path = short_path(inspect.getsourcefile(target))
         return f"{path}:{target.__code__.co_firstlineno}"
-    except (TypeError, AttributeError, OSError, ValueError):
+    except (TypeError, AttributeError, OSError):
         return "unknown"
 
 
@@ -131,13 +128,13 @@ def _trace_section(function, concrete, k: int) -> list:
            '<table class="facts">']
     out += [f"<tr><th>{_e(a)}</th><td>{_e(b)}</td></tr>" for a, b in facts]
     out += ["</table>",
-            "<h3>Graph as traced</h3>",
+            f'<h3 id="trace-{k}-traced">Graph as traced</h3>',
             f'<figure class="graph traced">{_picture(concrete, concrete.graph, f"t{k}a")}</figure>',
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.graph, show_src=True), "listing"), "</details>",
-            "<h3>Optimization passes</h3>",
+            f'<h3 id="trace-{k}-passes">Optimization passes</h3>',
             _pre(format_report(report, max_lines=None, timings=True), "passes"),
-            "<h3>Graph after the passes</h3>",
+            f'<h3 id="trace-{k}-optimized">Graph after the passes</h3>',
             '<p class="legend"><span class="compiled">compiled</span>'
             '<span class="python">Python by design</span>'
             '<span class="fallback">fallback to Python</span></p>',
@@ -146,7 +143,8 @@ def _trace_section(function, concrete, k: int) -> list:
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.optimized_graph, show_src=True), "listing"),
             "</details>",
-            "<h3>What runs where</h3>", *_where_html(where), "</section>"]
+            f'<h3 id="trace-{k}-where">What runs where</h3>', *_where_html(where),
+            "</section>"]
     return out
 
 

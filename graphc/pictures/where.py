@@ -6,6 +6,7 @@ runtime's own ``explain()``)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from graphc.device import placement
@@ -44,7 +45,9 @@ def where_it_runs(function, concrete) -> Where:
                    for n in graph.nodes]
     for (node, _reason), item in zip(blocked, fallback.classify(graph, blocked)):
         kind = "fallback" if item.kind == "fallback" else "python"  # "follows": by design
-        getattr(where, kind).append((node, node_signature(graph, node), item.line()))
+        at = f" at {short_path(item.where)}" if item.where else ""
+        line = f"{item.name}{at}: {item.why}"
+        getattr(where, kind).append((node, node_signature(graph, node), line))
         where.kinds[node] = kind
     where.compiled = len(graph.nodes) - len(blocked)
     runtime = concrete.runtime
@@ -56,6 +59,15 @@ def where_it_runs(function, concrete) -> Where:
         where.compile = compile_text(runtime)
     where.status += placement.runtime_text(concrete)  # accelerators it ran on, if any
     return where
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working directory when it is under it, else as given."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def compile_text(runtime) -> str:
