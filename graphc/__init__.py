@@ -75,7 +75,7 @@ from graphc.tf_api import (
     subtract,
     where,
 )
-from graphc.tracer.function import Function, clear_caches, function
+from graphc.tracer.function import Function, clear_caches, executing_eagerly, function
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install

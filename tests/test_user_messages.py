@@ -317,3 +317,40 @@ def test_compiles_are_logged_and_a_large_graph_says_why(monkeypatch, caplog):
     assert msg.startswith("gc.function 'unrolled' is a large graph (")
     assert f"traced at {HERE}:{line_of('marker: unrolled body')}" in msg
     assert "Python loop AutoGraph unrolled" in msg and "gc.range(n)" in msg
+
+
+def test_tensorflow_names_in_the_docs_exist():
+    """Every graphc name the "Spelled as in TensorFlow" table of
+    docs/tensorflow_differences.md promises resolves (the audit stays true)."""
+    import os
+    import re
+
+    path = os.path.join(os.path.dirname(os.path.dirname(HERE)), "docs",
+                        "tensorflow_differences.md")
+    with open(path) as f:
+        text = f.read()
+    table = text.split("## Spelled as in TensorFlow")[1].split("\n## ")[0]
+    names = set()
+    for row in table.splitlines()[3:]:
+        names.update(re.findall(r"`((?:gc|gnp)\.[\w.]+)`", row.split("|")[2]))
+    assert len(names) > 50
+    roots = {"gc": gc, "gnp": gnp}
+    for name in sorted(names):
+        root, *path_ = name.split(".")
+        obj = roots[root]
+        for part in path_:
+            assert hasattr(obj, part), name
+            obj = getattr(obj, part)
+
+
+def test_executing_eagerly_and_autograph_experimental():
+    seen = []
+
+    @gc.function
+    def f(x):
+        seen.append(gc.executing_eagerly())
+        return x
+
+    f(np.ones(1))
+    assert seen == [False] and gc.executing_eagerly()
+    assert gc.autograph.experimental.do_not_convert is gc.autograph.do_not_convert

@@ -5,6 +5,7 @@ source, and ``@do_not_convert`` opts a function out. ``gc.function`` converts th
 functions it traces (``autograph=True``, the default). See ``docs/autograph.md``.
 """
 
+from graphc.autograph import experimental
 from graphc.autograph.api import AutographWarning, do_not_convert, to_code, to_graph
 
-__all__ = ["AutographWarning", "do_not_convert", "to_code", "to_graph"]
+__all__ = ["AutographWarning", "do_not_convert", "experimental", "to_code", "to_graph"]

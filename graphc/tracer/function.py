@@ -395,6 +395,16 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
     return decorate if fn is None else decorate(fn)
 
 
+def executing_eagerly() -> bool:
+    """False while this thread traces a ``gc.function`` (code runs to build a graph),
+    True otherwise, also under ``run_functions_eagerly(True)`` (``tf.executing_eagerly``).
+
+    >>> gc.executing_eagerly()
+    True
+    """
+    return not trace.active()
+
+
 def clear_caches() -> None:
     """Drop every ``gc.function``'s traces (they retrace on their next call) and the
     compiled programs kept in memory for future traces (``gc.cache.clear(disk=False)``)."""
