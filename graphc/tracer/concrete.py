@@ -21,13 +21,17 @@ from graphc.device.scope import placing as _placing
 from graphc.dtypes import check_plain_array
 from graphc.ops.state import argument_input, is_resource
 from graphc.tracer import ir, nest, source_info
+from graphc.tracer import trace as _trace
 from graphc.tracer.device_tensor import DeviceTensor
 from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
+from graphc.transforms import tape as _tape
 from graphc.variables import Variable, VariableSpec, locks_of
 
 _state = config.state
+_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_open = _trace.open_contexts  # non-empty while a trace is open (any thread)
 _new = object.__new__
 _ndarray = np.ndarray
 _TENSOR = object()  # an output template slot filled by a graph output (None is a value)
@@ -261,6 +265,8 @@ class ConcreteFunction:
             raise source_info.without_internal_frames(e) from e.__cause__
 
     def _call_bound(self, flat_args):
+        if _taping and _tape._local.tapes or _open and _trace.local.stack:
+            return self._call_replayed(flat_args)  # inside a trace, or under a tape
         positions = self._tensor_positions
         if positions is not None:
             arrays = []
@@ -281,6 +287,17 @@ class ConcreteFunction:
                 outs = placement.run_call(self, device, arrays)
                 return outs[0] if self._single else self._wrap_outputs(outs)
         return self._call_arrays(arrays)
+
+    def _call_replayed(self, flat_args):
+        """The graph's ops bound one by one (``graphc/tracer/replay.py``): inlined into
+        the trace being built, or run eagerly where this thread's tapes record them."""
+        from graphc.tracer.replay import replay
+
+        leaves = [x for a in flat_args for x in nest.flatten(a)[0] if _is_tensor_leaf(x)]
+        inputs = [x if isinstance(x, Variable | Tensor) else _eager(np.asarray(x))
+                  for x in leaves]
+        outs = replay(self.graph, inputs)
+        return outs[0] if self._single else self._wrap_outputs(outs)
 
     def _call_arrays(self, arrays):
         """Run on the input arrays (tensor leaves in order) and wrap the outputs."""

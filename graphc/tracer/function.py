@@ -38,6 +38,7 @@ from graphc.tracer.signature import (
 )
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.trace_cache import TraceCache
+from graphc.transforms import tape as _tape
 
 _ndarray = np.ndarray
 
@@ -50,6 +51,7 @@ _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
 _registry_lock = threading.RLock()
 _state = config.state
 _open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
+_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
 _modules = sys.modules
 
 
@@ -135,6 +137,8 @@ class Function:
             fast = self._fast
             if _placing and _scoped.stack:
                 fast = None  # maybe on an accelerator: _call_bound places the call
+            if _taping and _tape._local.tapes:
+                fast = None  # a tape of this thread records: _call_bound replays the graph
             if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
                 a = args[0]  # one tensor argument: the commonest hot call, no loop
                 t = type(a)

@@ -140,9 +140,10 @@ class _Walk:
         returns their cotangents (``autodiff.inner_reads``), as for a tape."""
         from graphc.ops import state
 
+        data = [v for v in node.inputs if not v.aval.is_token]  # a token comes last
         for g in node.subgraphs():
-            skip = len(node.inputs) - len(g.inputs)
-            inner = {v.id for v, outer in zip(g.inputs, node.inputs[skip:])
+            skip = len(data) - len(g.inputs)
+            inner = {v.id for v, outer in zip(g.inputs, data[skip:])
                      if outer.id in handles} if skip >= 0 else set()
             for n in g.nodes:
                 read = state.read_handle(n)
