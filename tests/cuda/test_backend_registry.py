@@ -32,11 +32,7 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 # Ops whose node runs on the host under the CUDA backend, with the reason (node signature
 # and source location stripped).
 ON_HOST = {
-    'all': 'no CUDA kernel for op all',
-    'any': 'no CUDA kernel for op any',
     'arange': 'no CUDA kernel for op arange',
-    'argmax': 'no CUDA kernel for op argmax',
-    'argmin': 'no CUDA kernel for op argmin',
     'argsort': 'no CUDA kernel for op argsort',
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'broadcast_to': 'no CUDA kernel for op broadcast_to',
@@ -55,12 +51,8 @@ ON_HOST = {
     'inner': 'no CUDA kernel for op inner',
     'linspace': 'no CUDA kernel for op linspace',
     'matmul': 'no CUDA kernel for op matmul',
-    'max': 'no CUDA kernel for op max',
-    'mean': 'no CUDA kernel for op mean',
-    'min': 'no CUDA kernel for op min',
     'outer': 'no CUDA kernel for op outer',
     'pad': 'no CUDA kernel for op pad',
-    'prod': 'no CUDA kernel for op prod',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'repeat': 'no CUDA kernel for op repeat',
     'reshape': 'no CUDA kernel for op reshape',
@@ -70,7 +62,6 @@ ON_HOST = {
     'squeeze': 'no CUDA kernel for op squeeze',
     'stack': 'no CUDA kernel for op stack',
     'std': 'no CUDA kernel for op std',
-    'sum': 'no CUDA kernel for op sum',
     'take': 'no CUDA kernel for op take',
     'take_along_axis': 'no CUDA kernel for op take_along_axis',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',

@@ -20,20 +20,20 @@ CHILD = r"""
 import importlib, sys
 sys.path.insert(0, {here!r})
 from graphc.runtime.cuda import codegen, ptx
-seen, count = set(), 0
+seen, count = set(), 0  # identical kernels compile once
 for mod in {modules!r}:
     for graph, *_ in importlib.import_module(mod).graphs():
         program = codegen.generate(graph)
         assert program.whole_host is None and not program.host_nodes, program.reasons
         assert program.kernels, graph.name
-        out = ptx.compile_kernels(program, cc=(9, 0))
+        out = ptx.compile_kernels(program, cc=(9, 0), seen=seen)
         for name, text in out.items():
             assert ".target sm_90" in text and ".entry" in text, (graph.name, name)
         count += len(out)
 print("compiled", count, "kernels")
 """
 
-MODULES = ["test_backend_registry", "test_backend_executor"]
+MODULES = ["test_backend_registry", "test_backend_executor", "test_backend_reduce"]
 
 
 def test_every_generated_kernel_compiles_to_ptx():

@@ -38,7 +38,18 @@ from graphc.tracer.printer import Namer, format_graph, node_signature
 
 FN_NAME = "program"
 EMITTERS: dict = {}
-MAX_GRID = 4096  # blocks of a grid-stride launch (enough to fill an H100's 132 SMs)
+
+
+class Settings:
+    """``max_grid``: the most blocks of a grid-stride launch (4096 fills an H100's 132
+    SMs many times over). The tests lower it: the simulator runs blocks one after
+    another, starting one Python thread per CUDA thread, so fewer blocks striding over
+    the work run the same kernels much faster there."""
+
+    max_grid = 4096
+
+
+settings = Settings()
 
 
 def emitter(*names):
@@ -102,7 +113,7 @@ def launch_1d(n: int, block_max: int = 256) -> tuple[int, int]:
     """``(grid, block)`` for a grid-stride loop over ``n`` elements: blocks of a multiple
     of 32 threads, no more than needed (the simulator runs every thread)."""
     block = min(block_max, max(32, -(-n // 32) * 32))
-    return min(MAX_GRID, max(1, -(-n // block))), block
+    return min(settings.max_grid, max(1, -(-n // block))), block
 
 
 def generate(graph: Graph) -> Program:
@@ -118,7 +129,7 @@ def generate(graph: Graph) -> Program:
 
 def _register() -> None:
     """Import the emitter modules (they register into :data:`EMITTERS`)."""
-    from graphc.runtime.cuda import kernels_elementwise  # noqa: F401
+    from graphc.runtime.cuda import kernels_elementwise, kernels_reduce  # noqa: F401
 
 
 def _whole_host_reason(graph: Graph) -> str | None:

@@ -27,10 +27,11 @@ class _Recorded:
         return self
 
 
-def compile_kernels(program, cc=(9, 0)) -> dict:
+def compile_kernels(program, cc=(9, 0), seen=None) -> dict:
     """``{kernel name: ptx text}`` for every kernel of ``program`` (a
     :class:`~graphc.runtime.cuda.codegen.Program`); raises numba's error for the first
-    kernel that does not compile."""
+    kernel that does not compile. ``seen``: a set of kernel texts already compiled (by
+    an earlier call), skipped here and updated."""
     import numba
     from numba import cuda
 
@@ -45,13 +46,28 @@ def compile_kernels(program, cc=(9, 0)) -> dict:
     ns = {"cuda": cuda, "numba": numba, "_kernel": kernel, **devmath.namespaces(False)}
     source = program.source.split("\ndef program(")[0]  # the kernels, not the host code
     exec(compile(source, "<graphc-cuda-ptx>", "exec"), ns)  # noqa: S102 - generated code
+    texts = _kernel_texts(source)
     out = {}
     with _device_cc(cc):
         for name, sig in program.kernels:
+            if seen is not None:
+                if texts[name] in seen:
+                    continue
+                seen.add(texts[name])
             rec = recorded[name]
             args = sig[len("void"):]
             ptx, _ = cuda.compile_ptx(rec.fn, args, cc=cc)
             out[name] = ptx
+    return out
+
+
+def _kernel_texts(source) -> dict:
+    """``{kernel name: its text with the name taken out}`` (identical kernels of different
+    graphs compare equal)."""
+    out = {}
+    for block in source.split("@_kernel(")[1:]:
+        name = block.split("def ", 1)[1].split("(", 1)[0]
+        out[name] = block.replace(name, "k").replace("K" + name[1:], "K")
     return out
 
 
