@@ -110,6 +110,29 @@ def test_bend_points_are_bounded_and_long_edges_still_drawn(monkeypatch):
     assert sorted(len(p) for p, _c in cut.edges)[0] == 2
 
 
+def test_a_shared_constant_is_drawn_above_each_reader():
+    @gc.function(backend="numpy")
+    def chain(x):
+        y = x
+        for _ in range(8):  # after CSE: one 0.5, read by the 8 fused loops
+            y = gc.matmul(y, y) * 0.5 + x
+        return y
+
+    g = chain.get_concrete_function(np.ones((2, 2), np.float32)).optimized_graph
+    (const,) = [n for n in g.nodes if n.op.name == "const"]
+    readers = [n for n in g.nodes if const.outputs[0] in n.inputs]
+    lay = layout(g)
+    copies = [b for b in lay.boxes if b.node is const]
+    assert len(readers) > 1 and len(copies) == len(readers)
+    assert lay.count_boxes() == _count(g) + len(readers) - 1
+    starts = {(b.x + b.w / 2, b.y + b.h): b for b in copies}
+    from_copies = [p for p, _c in lay.edges if p[0] in starts]
+    assert len(from_copies) == len(copies)
+    assert all(len(p) == 2 for p in from_copies)  # straight to the next layer, no bends
+    for box in copies:  # each copy sits one layer above the reader it feeds
+        assert any(r.layer == box.layer + 1 for r in lay.boxes if r.node in readers)
+
+
 def _fake_dot(tmp_path, body: str) -> str:
     """A ``dot`` executable on PATH that runs ``body`` (Python) on its stdin."""
     exe = tmp_path / "dot"

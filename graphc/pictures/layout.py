@@ -8,7 +8,8 @@ bodies nest to any depth. Steps, all linear or close to it in the graph's size:
 
 1. layers: an input on layer 0, a node one below its deepest operand (the node list is
    already in execution order); a node without operands (a constant) moves down to just
-   above its first reader, and the results box goes below everything;
+   above its first reader, or, read by several nodes, is drawn once above each of them;
+   the results box goes below everything;
 2. an edge spanning several layers gets a small dummy box per layer it crosses, so edges
    bend around boxes and take part in crossing reduction;
 3. crossing reduction: boxes in each layer are sorted by the mean position of their
@@ -105,37 +106,67 @@ def _size(box: Box) -> None:
     box.h = text_h + LINE_H + height + PAD
 
 
+def _shared_sources(graph) -> set:
+    """Nodes without operands (constants) read by several nodes: drawn once above each
+    reader, as TensorBoard does, instead of one box with edges across the picture."""
+    readers: dict[int, set] = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            readers.setdefault(v.id, set()).add(id(node))
+    for v in graph.outputs:
+        readers.setdefault(v.id, set()).add("result")
+    return {id(n) for n in graph.nodes if not n.inputs and not n.subgraphs()
+            and len(set().union(*(readers.get(v.id, set()) for v in n.outputs))) > 1}
+
+
+def _node_box(node, namer) -> Box:
+    outs = [namer.typed(v) for v in node.outputs if not v.aval.is_token]
+    lines = [_cut(node.op.name)] + ([_cut(", ".join(outs))] if outs else [])
+    tip = format_node(node, namer) + (f"\ntraced at {node.src}" if node.src else "")
+    clusters = [Cluster(label, layout(sub)) for label, sub in subgraph_items(node)]
+    return Box("control" if clusters else "op", lines, tip=tip, node=node,
+               clusters=clusters)
+
+
 def _boxes(graph, namer, input_names):
     """Boxes for inputs and nodes, and the edges between them as box indices."""
-    boxes, edges, made = [], [], {}
+    boxes, edges, made, shared = [], [], {}, {}
+    copy = _shared_sources(graph)
+
+    def sources(values):
+        out, fresh = {}, set()  # box index -> is_control, in operand order
+        for v in values:
+            if v.id in shared and v.id not in fresh:  # a copy of a shared constant
+                fresh.add(v.id)                        # for this reader
+                made[v.id] = len(boxes)
+                boxes.append(_node_box(shared[v.id], namer))
+            src = made.get(v.id)
+            if src is not None:
+                out.setdefault(src, v.aval.is_token)
+        return out
+
     for v in graph.inputs:
         made[v.id] = len(boxes)
         name = input_names.get(v.id)
         text = namer.typed(v) if name is None else f"{name} = {namer.typed(v)}"
         boxes.append(Box("input", [_cut(text)], tip=f"input {text}"))
     for node in graph.nodes:
+        if id(node) in copy:
+            shared.update((v.id, node) for v in node.outputs)
+            continue
+        srcs = sources(node.inputs)
         me = len(boxes)
-        outs = [namer.typed(v) for v in node.outputs if not v.aval.is_token]
-        lines = [_cut(node.op.name)] + ([_cut(", ".join(outs))] if outs else [])
-        tip = format_node(node, namer) + (f"\ntraced at {node.src}" if node.src else "")
-        clusters = [Cluster(label, layout(sub)) for label, sub in subgraph_items(node)]
-        boxes.append(Box("control" if clusters else "op", lines, tip=tip, node=node,
-                         clusters=clusters))
-        seen = set()
-        for v in node.inputs:
-            src = made.get(v.id)
-            if src is not None and src not in seen:
-                seen.add(src)
-                edges.append((src, me, v.aval.is_token))
+        boxes.append(_node_box(node, namer))
+        edges.extend((src, me, control) for src, control in srcs.items())
         for v in node.outputs:
             made[v.id] = me
     results = [namer(v) for v in graph.outputs]
     if results:
+        srcs = sources(graph.outputs)
         me = len(boxes)
         boxes.append(Box("result", [_cut("return " + ", ".join(results))],
                          tip="return " + ", ".join(results)))
-        for src in dict.fromkeys(made[v.id] for v in graph.outputs if v.id in made):
-            edges.append((src, me, False))
+        edges.extend((src, me, False) for src in srcs)
     return boxes, edges
 
 
