@@ -71,8 +71,8 @@ def dask_call(function, args):
     split = Split(graph, input_places, function.__name__)
     stages = Stages(graph, split, inputs, grid, function.__name__)
     out = list(concrete._out_template)
-    for slot, v in zip(concrete._tensor_slots, graph.outputs):
-        out[slot] = stages.value(v)
+    for slot, arr in zip(concrete._tensor_slots, stages.values(graph.outputs)):
+        out[slot] = arr
     assert all(x is not _TENSOR for x in out)
     return nest.unflatten(concrete._out_treedef, out)
 

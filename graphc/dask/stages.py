@@ -2,7 +2,8 @@
 
 Every value that is needed is built from the *stop* values (graph inputs and cut
 results) it depends on: one ``da.blockwise`` whose task calls a :class:`GraphProgram`
-holding the slice of the graph that computes it. A cut (a reduction over a chunked
+holding the slice of the graph that computes it (outputs chunked alike share one such
+stage, returning a tuple per block). A cut (a reduction over a chunked
 axis) is a blockwise partial (the slice plus the rule's partial reduction, kept dims)
 followed by ``da.reduction`` with a combine graph and an aggregate graph (the combine
 plus the rule's ``finish``). Output ``meta``, dtypes and chunks come from the graph's
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 
 import numpy as np
 
@@ -38,6 +40,21 @@ class Stages:
         self.cut_of = {node.outputs[0].id: node for node in split.cuts}
         self.stop = set(inputs) | set(self.cut_of)
         self._fresh = itertools.count()
+
+    def values(self, vs) -> list:
+        """The Dask arrays of several values; those computed block by block along the
+        same chunked axes share one stage, so work they have in common runs once."""
+        groups: dict = {}
+        for v in vs:
+            if v.id in self.memo or v.id in self.cut_of:
+                continue
+            labels = tuple(label for label in self.split.places[v.id] if label is not None)
+            if labels and all(v is not u for u in groups.get(labels, ())):
+                groups.setdefault(labels, []).append(v)
+        for labels, group in groups.items():
+            if len(group) > 1:
+                self._shared(group, labels)
+        return [self.value(v) for v in vs]
 
     def value(self, v):
         """The Dask array of graph value ``v``."""
@@ -70,11 +87,42 @@ class Stages:
         if not inputs:  # whole and input-free (constants): one task holding the result
             result = GraphProgram(graph, compiled=False)()
             return da.from_array(np.asarray(result), chunks=-1)
+        out_ind, new_axes = self._out_index(v, place, out.aval.shape)
+        aval, program = out.aval, GraphProgram(graph)
+        return da.blockwise(
+            program, out_ind, *self._args(inputs), new_axes=new_axes or None,
+            adjust_chunks=adjust, concatenate=True, align_arrays=False,
+            dtype=aval.dtype, meta=np.empty((0,) * len(aval.shape), aval.dtype),
+            token=f"graphc-{self.name}" + ("" if partial is None else "-partial"))
+
+    def _shared(self, group, labels):
+        """One stage computing every value of ``group`` (all chunked along ``labels``):
+        a tuple per block, then one array per value picking its item."""
+        import dask.array as da
+
+        inputs, nodes = slice_graph(self.graph, group, self.stop)
+        graph = ir.Graph(inputs, nodes, group, name=f"{self.name}_block")
+        tuples = da.blockwise(
+            GraphProgram(graph, single=False), labels, *self._args(inputs),
+            concatenate=True, align_arrays=False, meta=np.empty((0,) * len(labels), object),
+            token=f"graphc-{self.name}-shared")
+        for k, v in enumerate(group):
+            out_ind, new_axes = self._out_index(v, self.split.places[v.id], v.aval.shape)
+            self.memo[v.id] = da.blockwise(
+                operator.itemgetter(k), out_ind, tuples, labels, new_axes=new_axes or None,
+                concatenate=True, align_arrays=False, dtype=v.aval.dtype,
+                meta=np.empty((0,) * len(v.aval.shape), v.aval.dtype),
+                token=f"graphc-{self.name}-item")
+
+    def _args(self, inputs) -> list:
         args = []
         for u in inputs:
             args += [self.value(u), self._index(self.split.places[u.id])]
+        return args
+
+    def _out_index(self, v, place, shape):
         out_ind, new_axes = [], {}
-        for label, size in zip(place, out.aval.shape):
+        for label, size in zip(place, shape):
             if label is None and size is None:
                 self.split.refuse(self._producer(v), "its result has a shape that "
                                   "depends on data, but a Dask array needs its shape first")
@@ -82,12 +130,7 @@ class Stages:
                 label = f"_w{next(self._fresh)}"
                 new_axes[label] = size
             out_ind.append(label)
-        aval, program = out.aval, GraphProgram(graph)
-        return da.blockwise(
-            program, tuple(out_ind), *args, new_axes=new_axes or None,
-            adjust_chunks=adjust, concatenate=True, align_arrays=False,
-            dtype=aval.dtype, meta=np.empty((0,) * len(aval.shape), aval.dtype),
-            token=f"graphc-{self.name}" + ("" if partial is None else "-partial"))
+        return tuple(out_ind), new_axes
 
     def _producer(self, v):
         return next((n for n in self.graph.nodes if any(o is v for o in n.outputs)), None)

@@ -171,3 +171,17 @@ def test_block_programs_are_specialized_per_block_signature_and_fused():
     _same(chain, X1 + 3.0, chunks=[(16, 16, 16, 2)])
     new = [k for k in programs.stats() if k not in before]
     assert sorted(k[1] for k in new) == [((2,),), ((16,),)]  # two block signatures
+
+
+def test_outputs_chunked_alike_share_one_stage():
+    @gc.function
+    def two(x):
+        y = gc.sqrt(x + 1.0)
+        return y * 2.0, y + 1.0, gc.reduce_sum(y, axis=1)
+
+    a, b, c = two(da.from_array(X2 + 2.0, chunks=(4, 7)))
+    shared = {n for n in a.__dask_graph__().layers if "shared" in n}
+    assert len(shared) == 1 and shared == {n for n in b.__dask_graph__().layers
+                                           if "shared" in n}
+    for got, want in zip(dask.compute(a, b, c), two(X2 + 2.0)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
