@@ -149,3 +149,17 @@ def test_input_signature_traces_for_the_report():
                      input_signature=[gc.TensorSpec([None], gc.float32)])
     page = Page(fn.explain(format="html"))
     assert len(page.having("section", "trace")) == 1
+
+
+def test_hostile_values_in_signatures_and_attrs_are_escaped():
+    def tagged(x, tag):
+        gc.print(tag, x)  # the string is an attr of the print node
+        return x * 2.0
+
+    fn = gc.function(tagged, backend="numpy")
+    evil = "</pre></svg><script>alert(1)</script>"
+    text = fn.explain(np.ones(2, np.float32), evil, format="html")
+    page = Page(text)
+    assert not {t for t, _a, _p in page.tags} & {"script", "img", "iframe"}
+    assert "<script" not in text.lower() and "&lt;/pre&gt;&lt;/svg&gt;&lt;script&gt;" in text
+    assert len(page.having("svg")) == 2 and len(page.having("section", "trace")) == 1
