@@ -118,6 +118,9 @@ def test_where_it_runs_table(report):
     assert f"<li>cast, multiply (fused) at {at['float16']}: its result has dtype float16" \
         in text
     assert "not called yet" in text
+    # the suite runs with compiling off (tests/conftest.py): the report says so
+    assert ">compiled</th><td>7 node(s) (could be; compiling is off: GRAPHC_JIT=off)" in text
+    assert "compiling is off (GRAPHC_JIT=off): the NumPy interpreter runs every node" in text
 
 
 def test_report_is_self_contained_and_escapes_user_strings(report):

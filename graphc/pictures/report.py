@@ -97,6 +97,7 @@ def _where_html(where) -> list:
     out = ["<table class=\"where\">",
            f'<tr><th class="compiled">compiled</th><td>{where.compiled} node(s)'
            f"{' (interpreted: numpy backend)' if where.backend == 'numpy' else ''}"
+           f"{' (could be; compiling is off: GRAPHC_JIT=off)' if where.jit_off else ''}"
            "</td></tr>"]
     for kind, title in (("python", "Python (by design)"),
                         ("fallback", "fallback to Python")):

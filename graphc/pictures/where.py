@@ -27,6 +27,7 @@ class Where:
     status: str = ""
     kinds: dict = field(default_factory=dict)
     compile: str = ""  # how long compiling took, once it did
+    jit_off: bool = False  # GRAPHC_JIT=off: nothing is compiled, whatever could be
 
 
 def where_it_runs(function, concrete) -> Where:
@@ -51,11 +52,17 @@ def where_it_runs(function, concrete) -> Where:
         where.kinds[node] = kind
     where.compiled = len(graph.nodes) - len(blocked)
     runtime = concrete.runtime
+    from graphc.runtime.cpu import numba_cpu
+
+    if numba_cpu.settings.mode == "off":
+        where.jit_off = True
+        where.status = ("compiling is off (GRAPHC_JIT=off): the NumPy interpreter runs "
+                        "every node\n")
     if runtime is None:
-        where.status = ("not called yet: the program is generated and compiled on the "
-                        "first calls (see docs/runtime.md)")
+        where.status += ("not called yet: the program is generated and compiled on the "
+                         "first calls (see docs/runtime.md)")
     else:
-        where.status = runtime.explain()
+        where.status += runtime.explain()
         where.compile = compile_text(runtime)
     where.status += placement.runtime_text(concrete)  # accelerators it ran on, if any
     return where

@@ -22,4 +22,5 @@ def test_report_shows_compile_time_and_compiled_runtime():
     assert f"{concrete.runtime.compile_seconds * 1e3:.1f} ms ({concrete.runtime.origin})" \
         in text
     assert ">compiled</th><td>" in text and "backend: numba" in text
+    assert "compiling is off" not in text
     assert "fallback to Python</th><td>0 node(s)" in text
