@@ -106,6 +106,26 @@ def test_an_op_that_should_compile_warns_once_in_user_terms(generating):
     assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: half call")
 
 
+def test_a_fallback_inside_a_branch_is_named_by_its_own_op_and_line(generating):
+    @gc.function
+    def branchy(x):
+        if gnp.sum(x) > 0:
+            y = gc.cast(gc.cast(x, gc.float16) * 2, gc.float32)  # marker: branch cast
+        else:
+            y = x
+        return y
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        branchy(np.ones(3, np.float32))
+    mine = of(record, FallbackWarning)
+    assert len(mine) == 1
+    msg = str(mine[0].message)
+    assert f"(fused) at {HERE}:{line_of('marker: branch cast')}: " in msg
+    for raw in ("%", "fused_elementwise", "cond_", "ag__"):
+        assert raw not in msg, raw
+
+
 # ------------------------------------------------------------------ where warnings point
 def test_retracing_warning_points_at_the_call():
     @gc.function

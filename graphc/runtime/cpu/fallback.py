@@ -100,6 +100,8 @@ def classify(graph, blocked) -> list[Item]:
     for node, reason in blocked:
         inner, why = _innermost(reason, node, sigs)
         why = why.replace(f"{inner.op.name}'s ", "its ")  # no internal op names
+        if describe(inner) != inner.op.name:
+            why = re.sub(rf"\b{re.escape(inner.op.name)}\b", "the op", why)
         if _is_python_side(node):
             kind = "python"
         elif "unknown" in why and any(v.id in python_values for v in node.inputs):
@@ -144,10 +146,11 @@ def warning_text(fn_name: str, items, segments: bool) -> str | None:
     bad = [i for i in items if i.kind == "fallback"]
     if not bad:
         return None
-    how = ("runs these ops in Python between compiled parts"
-           if segments else "runs on the NumPy interpreter because these ops")
+    how = ("runs these ops in Python, between compiled parts, because they did not "
+           "compile" if segments else
+           "runs on the NumPy interpreter because these ops did not compile")
     listing = "; ".join(i.line() for i in bad)
-    return (f"gc.function {fn_name!r} {how} did not compile: {listing}. "
+    return (f"gc.function {fn_name!r} {how}: {listing}. "
             f"{_advice(bad)}. fn.explain(...) shows how each trace runs; "
             "jit_compile=True raises instead.")
 

@@ -202,14 +202,16 @@ class Executor:
                        "until the program is ready)")
         elif backend == "numpy" and self.reasons:
             backend = "numpy (the reference interpreter: not compiled, see below)"
-        elif backend == "numpy" and _setting("mode") != "off":
+        elif backend == "numpy" and _setting("mode") == "off":
+            backend = "numpy (compilation is off: GRAPHC_JIT=off)"
+        elif backend == "numpy":
             backend = "not compiled yet (calls run on the NumPy interpreter)"
         lines = [f"backend: {backend}"]
         if self.path:
             lines.append(f"compiled program ({self.origin}): {self.path}")
         if self.reasons:
             lines += fallback.explain_lines(self.items())
-        elif self.backend == "numpy" and not self._queued:
+        elif self.backend == "numpy" and not self._queued and _setting("mode") != "off":
             lines.append(f"cold: {self.calls} interpreter call(s) so far; compiles after "
                          f"{_setting('compile_after')}")
         return "\n".join(lines)
