@@ -129,7 +129,12 @@ def generate(graph: Graph) -> Program:
 
 def _register() -> None:
     """Import the emitter modules (they register into :data:`EMITTERS`)."""
-    from graphc.runtime.cuda import kernels_elementwise, kernels_reduce  # noqa: F401
+    from graphc.runtime.cuda import (  # noqa: F401
+        kernels_elementwise,
+        kernels_matmul,
+        kernels_reduce,
+        kernels_shape,
+    )
 
 
 def _whole_host_reason(graph: Graph) -> str | None:

@@ -55,8 +55,7 @@ def compile_kernels(program, cc=(9, 0), seen=None) -> dict:
                     continue
                 seen.add(texts[name])
             rec = recorded[name]
-            args = sig[len("void"):]
-            ptx, _ = cuda.compile_ptx(rec.fn, args, cc=cc)
+            ptx, _ = cuda.compile_ptx(rec.fn, sig, cc=cc)
             out[name] = ptx
     return out
 
