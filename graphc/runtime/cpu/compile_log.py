@@ -19,7 +19,7 @@ import time
 
 log = logging.getLogger("graphc")
 
-LARGE_GRAPH_OPS = 2000  # ops (control-flow bodies included) from which a compile is "large"
+LARGE_GRAPH_OPS = 500  # ops (bodies included) from which a compile is "large" (~7 s and up)
 
 
 def _ops(graph, by_line: collections.Counter) -> int:
@@ -41,14 +41,16 @@ def started(graph, program, background: bool) -> float:
     log.info("compiling gc.function %r%s: %d ops, %d lines of generated code",
              graph.name, " in the background" if background else "", n, lines)
     if n >= LARGE_GRAPH_OPS:
-        log.warning("%s", large_graph_text(graph.name, n, by_line))
+        log.warning("%s", large_graph_text(graph.name, n, by_line, background))
     return time.perf_counter()
 
 
-def large_graph_text(name: str, n: int, by_line: collections.Counter) -> str:
+def large_graph_text(name: str, n: int, by_line: collections.Counter,
+                     background: bool = False) -> str:
     """Why a graph of ``n`` ops is large, in the user's terms."""
+    meanwhile = " (calls run on the NumPy interpreter meanwhile)" if background else ""
     text = (f"gc.function {name!r} is a large graph ({n} ops): compiling it may take a "
-            "minute or more (calls run on the NumPy interpreter meanwhile).")
+            f"minute or more{meanwhile}.")
     if by_line:
         where, count = by_line.most_common(1)[0]
         if count >= n // 4:
