@@ -13,6 +13,7 @@ TABLES = {
     "numba": "benchmarks.bench_numba",
     "latency": "benchmarks.bench_latency",
     "warmup": "benchmarks.bench_warmup",
+    "load": "benchmarks.bench_load",
     "vectorize": "benchmarks.bench_vectorize",
     "dask": "benchmarks.bench_dask",
 }

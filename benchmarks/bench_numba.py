@@ -11,8 +11,6 @@ cache directory (memory and disk cold; Numba's own helper caches may be warm).
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from time import perf_counter, perf_counter_ns
 
 import numpy as np
@@ -21,6 +19,7 @@ import graphc as gc
 from benchmarks import peers
 from benchmarks.runner import (
     Settings,
+    eager_fresh_cache,
     fmt_ratio,
     fmt_time,
     measure,
@@ -143,18 +142,8 @@ def _timed(fn, *args) -> float:
 
 
 def run(settings) -> str:
-    mode = numba_cpu.settings.mode
-    numba_cpu.settings.mode = "eager"  # compile now; the timings are of warm programs
-    old_dir = os.environ.get("GRAPHC_CACHE_DIR")
-    os.environ["GRAPHC_CACHE_DIR"] = tempfile.mkdtemp(prefix="graphc-bench-")
-    try:
+    with eager_fresh_cache():  # compile now; the timings are of warm programs
         return _run(settings)
-    finally:
-        numba_cpu.settings.mode = mode
-        if old_dir is None:
-            os.environ.pop("GRAPHC_CACHE_DIR", None)
-        else:
-            os.environ["GRAPHC_CACHE_DIR"] = old_dir
 
 
 def _run(settings) -> str:

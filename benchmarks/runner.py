@@ -9,6 +9,7 @@ returns the median time per call of each case. Times are never asserted.
 
 from __future__ import annotations
 
+import contextlib
 import gc as _gc
 import importlib
 import importlib.util
@@ -34,6 +35,27 @@ class Settings:
     @property
     def batches(self) -> int:
         return 3 if self.quick else 15
+
+
+@contextlib.contextmanager
+def eager_fresh_cache():
+    """Compile on the first call (``numba_cpu.settings.mode = "eager"``) into a new,
+    empty cache directory, for a table timing warm programs; both restored after."""
+    import tempfile
+
+    from graphc.runtime.cpu import numba_cpu
+
+    mode, old_dir = numba_cpu.settings.mode, os.environ.get("GRAPHC_CACHE_DIR")
+    numba_cpu.settings.mode = "eager"
+    os.environ["GRAPHC_CACHE_DIR"] = tempfile.mkdtemp(prefix="graphc-bench-")
+    try:
+        yield
+    finally:
+        numba_cpu.settings.mode = mode
+        if old_dir is None:
+            os.environ.pop("GRAPHC_CACHE_DIR", None)
+        else:
+            os.environ["GRAPHC_CACHE_DIR"] = old_dir
 
 
 def _batch(fn, args, loops: int) -> int:

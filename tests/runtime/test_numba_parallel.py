@@ -62,3 +62,69 @@ def test_broadcasting_row_loops(monkeypatch, parallel):
     assert "reshape(64, -1)" in src  # rows x last dim: 4 * 16 rows
     assert "np.broadcast_to" in src  # the transposed operand's N-d loop
     assert ("numba.prange" in src) == parallel
+
+
+def test_adaptive_threads_give_the_same_bits_on_one_thread(monkeypatch):
+    """threads.py: a parallel program's calls on one thread (chosen under load) and on
+    all threads agree with the serial program."""
+    from graphc.runtime.cpu import threads
+
+    graph, labels = _graph()
+    x = floats((64, 33), F32)
+    i = np.random.default_rng(2).integers(-2**20, 2**20, (64, 33), dtype=np.int32)
+    serial = check(graph, labels, [x, i], {"where": 4, "sum": 4})
+    monkeypatch.setattr(loops.parallel_settings, "min_size", 1024)
+    parallel = check(graph, labels, [x, i], {"where": 4, "sum": 4})
+    choice = parallel._compiled
+    assert isinstance(choice, threads._Choice)
+    for current in (1, 0):  # one thread, then all
+        choice.current, choice.next_probe = current, 10**9
+        compare(parallel([x, i]), serial([x, i]), labels)
+
+
+class _FakeClock:
+    """perf_counter_ns for threads._Choice: each call 'takes' the time that the test
+    says a call on the threads the program saw (``seen[-1]``) takes."""
+
+    def __init__(self, seen):
+        self.seen, self.now, self.cost = seen, 0, {1: 100, 2: 50}
+        self.started = False
+
+    def __call__(self):
+        if self.started:  # the end of a call: charge it
+            self.now += self.cost[self.seen[-1]]
+        self.started = not self.started
+        return self.now
+
+
+def test_adaptive_threads_follow_the_faster_choice(monkeypatch):
+    import numba
+
+    from graphc.runtime.cpu import threads
+
+    numba.set_num_threads(2)
+    clock_calls = []
+    clock = _FakeClock(clock_calls)
+
+    def run(arrays):  # the program: its time is charged when the call ends
+        clock_calls.append(numba.get_num_threads())
+        return arrays
+
+    monkeypatch.setattr(threads, "perf_counter_ns", clock)
+    choice = threads._Choice(run)
+
+    def calls(n):
+        for _ in range(n):
+            assert choice([1]) == [1]
+        return clock_calls[-n:]
+
+    calls(40)  # all threads are faster: stays parallel, probing one thread now and then
+    assert not choice.serial and 1 in clock_calls and choice.interval > 8
+    clock.cost = {1: 100, 2: 900}  # a busy core: parallel calls wait for their thread
+    calls(300)
+    assert choice.serial and calls(5).count(1) >= 4
+    clock.cost = {1: 100, 2: 50}  # the other process is gone
+    calls(300)
+    assert not choice.serial and numba.get_num_threads() == 2
+    later = calls(200)
+    assert later.count(1) <= 200 // threads.settings.probe_max + 1  # probes back off

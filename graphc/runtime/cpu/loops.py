@@ -358,6 +358,8 @@ class Loops:
         loop = "numba.prange" if parallel else "range"
         self.line(f"for {index} in {loop}(_fo{g}_0.shape[0]):")
         self.depth += 1
+        if parallel:  # the loop body becomes its own function (Numba's gufunc): ask there too
+            self.line("V.prefer_wide_vectors()")
         for j, x in enumerate(ins):
             self.line(f"{elem[j]} = {flat[j]}[{index}]" if j in flat
                       else f"{elem[j]} = {x.name}")

@@ -278,6 +278,8 @@ def compile_source(source, key, spec):
     hit = cache.lookup(key)
     if hit is not None:
         return hit
+    if codegen.PARALLEL_DECORATOR in source:
+        numba_start.start_threads()
     sig = _signature(spec)
     entry = cache_entry.Entry(key, source)
     if entry.open():

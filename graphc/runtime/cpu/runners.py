@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.runtime.cpu import codegen, threads
 from graphc.runtime.interpreter import run_graph
 
 
@@ -29,7 +30,13 @@ def runner(dispatcher, program, graph):
 
     When the program raises (a shape mismatch at run time, max of an empty array), the
     call is repeated on the interpreter, whose error names the node and the user's line.
+    A program with parallel loops picks its threads per call (:mod:`threads`).
     """
+    return threads.adaptive(_runner(dispatcher, program, graph),
+                            codegen.PARALLEL_DECORATOR in program.source)
+
+
+def _runner(dispatcher, program, graph):
     consts = program.consts
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
     asarray = np.asarray
