@@ -167,6 +167,55 @@ def test_unrolled_loop_warning_points_at_the_loop():
                               line_of("marker: unrolled loop") + 1)
 
 
+def test_autograph_warning_points_at_the_call():
+    from graphc.autograph import AutographWarning
+
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x + 1\n", {}, namespace)  # no source to read
+    fn = gc.function(namespace["made_by_exec"])
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fn(np.ones(2))  # marker: exec call
+    mine = of(record, AutographWarning)
+    assert len(mine) == 1
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: exec call")
+
+
+def test_jacobian_vectorization_warning_points_at_the_call(monkeypatch):
+    from graphc.ops import registry
+
+    monkeypatch.setattr(registry.get("matmul"), "batch", None)  # force the per-row passes
+    w = np.arange(6.0).reshape(3, 2)
+    x = gc.constant(np.ones((2, 3)))
+    with gc.GradientTape() as tape:
+        tape.watch(x)
+        y = gc.matmul(x, w)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        tape.jacobian(y, x)  # marker: jacobian call
+    mine = of(record, VectorizationWarning)
+    assert len(mine) == 1
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: jacobian call")
+
+
+def test_cache_warning_points_at_the_call(tmp_path, monkeypatch):
+    import os
+
+    from graphc.runtime import cache_entry, cache_files
+
+    base = tmp_path / "open"
+    base.mkdir()
+    os.chmod(base, 0o777)  # writable by others: not used, and said so
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(base))
+    monkeypatch.setattr(cache_files, "_warned", set())
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        cache_entry.disk_usable()  # marker: cache call
+    mine = of(record, cache_files.CacheWarning)
+    assert len(mine) == 1
+    assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: cache call")
+
+
 # ------------------------------------------------------------------ run-time errors
 def _frames(error):
     import traceback
