@@ -33,7 +33,8 @@ for mod in {modules!r}:
 print("compiled", count, "kernels")
 """
 
-MODULES = ["test_backend_registry", "test_backend_executor", "test_backend_reduce"]
+MODULES = ["test_backend_registry", "test_backend_executor", "test_backend_reduce",
+           "test_backend_control"]
 
 
 def test_every_generated_kernel_compiles_to_ptx():

@@ -67,7 +67,8 @@ def to_device(np_array, index: int = 0):
     with cuda.gpus[index]:
         if is_device_array(np_array):
             return cuda.to_device(np_array.copy_to_host())
-        return cuda.to_device(np.ascontiguousarray(np_array))
+        arr = np.asarray(np_array)  # (np.ascontiguousarray would make a 0-d array 1-d)
+        return cuda.to_device(arr if arr.flags.c_contiguous else arr.copy())
 
 
 def to_host(dev_array):

@@ -130,6 +130,7 @@ def generate(graph: Graph) -> Program:
 def _register() -> None:
     """Import the emitter modules (they register into :data:`EMITTERS`)."""
     from graphc.runtime.cuda import (  # noqa: F401
+        kernels_control,
         kernels_elementwise,
         kernels_matmul,
         kernels_reduce,

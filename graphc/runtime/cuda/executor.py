@@ -91,7 +91,7 @@ class Executor:
             if self._program_fn is None:
                 host = [_host_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
                 outs = run_graph(self.graph, host)
-                return [cuda.to_device(np.ascontiguousarray(o)) for o in outs]
+                return [cuda.to_device(np.array(o, order="C")) for o in outs]
             flat = [_device_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
             outs = self._program_fn(self._ctx, *flat)
             return [target.shaped(o, s) for o, s in zip(outs, self._shapes)]
@@ -152,7 +152,7 @@ def _exec(source: str, index: int):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = {"cuda": cuda, "numba": numba, "_kernel": cuda.jit, "_empty": cuda.device_array,
           "_host": _host,
-          "_pred": _pred, **devmath.namespaces(target.simulator())}
+          "_pred": _pred, "_index": _index, **devmath.namespaces(target.simulator())}
     with cuda.gpus[index]:
         exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated code
     return ns[codegen.FN_NAME]
@@ -161,6 +161,11 @@ def _exec(source: str, index: int):
 def _pred(x) -> bool:
     """A device scalar's truth on the host (one device-to-host copy: a synchronization)."""
     return bool(x.copy_to_host()[0])
+
+
+def _index(x) -> int:
+    """A device integer scalar on the host (one device-to-host copy)."""
+    return int(x.copy_to_host()[0])
 
 
 def _host(ctx, k, args):
