@@ -12,15 +12,17 @@ from graphc.runtime import cuda
 from graphc.runtime.interpreter import run_graph
 
 
-def collatz(n):
-    steps = gnp.zeros((), np.int64)
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
+def digits(n):
+    """Decimal digits of ``n`` counted, and odd ones summed: a while with an if inside."""
+    count = gnp.zeros((), np.int64)
+    odd = gnp.zeros((), np.int64)
+    while n > 0:
+        d = n % 10
+        if d % 2 == 1:
+            odd += d
+        n = n // 10
+        count += 1
+    return count, odd
 
 
 def branchy(x, k):
@@ -43,7 +45,7 @@ def loop_matmul(x, w, n):
 X = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
 W = np.linspace(-0.5, 0.5, 9, dtype=np.float32).reshape(3, 3)
 EXAMPLES = [
-    (collatz, (np.array(6, np.int64),), [(np.array(1, np.int64),), (np.array(7, np.int64),)]),
+    (digits, (np.array(9071, np.int64),), [(np.array(0, np.int64),), (np.array(5, np.int64),)]),
     (branchy, (X, np.array(0, np.int32)),
      [(-X, np.array(1, np.int32)), (X, np.array(2, np.int32)), (X, np.array(9, np.int32))]),
     (loop_matmul, (X, W, np.array(3, np.int32)), [(X, W, np.array(0, np.int32))]),
