@@ -16,4 +16,5 @@ TABLES = {
     "load": "benchmarks.bench_load",
     "vectorize": "benchmarks.bench_vectorize",
     "dask": "benchmarks.bench_dask",
+    "cuda": "benchmarks.cuda_table",
 }

@@ -12,6 +12,7 @@ which compiles every kernel for its explicit signature and configures its launch
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import threading
 
@@ -68,6 +69,9 @@ class Executor:
                 consts = [target.to_device_flat(c, c.dtype) for c in self.program.consts]
             self._ctx = _Ctx(consts, self.program.host_nodes, graph)
         self._shapes = [tuple(v.aval.shape) for v in graph.outputs]
+        # entering a device context costs a few microseconds a call: only with several GPUs
+        gpus = target.cuda().gpus
+        self._gpu = gpus[index] if len(gpus) > 1 else contextlib.nullcontext()
 
     @property
     def backend(self) -> str:
@@ -82,16 +86,15 @@ class Executor:
 
     def __call__(self, arrays):
         self.calls += 1
-        cuda = target.cuda()
         avals = [v.aval for v in self.graph.inputs]
         if len(arrays) != len(avals):
             raise TypeError(f"graph {self.graph.name!r} takes {len(avals)} inputs, got "
                             f"{len(arrays)}")
-        with cuda.gpus[self.index]:
+        with self._gpu:
             if self._program_fn is None:
                 host = [_host_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
                 outs = run_graph(self.graph, host)
-                return [cuda.to_device(np.array(o, order="C")) for o in outs]
+                return [target.cuda().to_device(np.array(o, order="C")) for o in outs]
             flat = [_device_input(a, v, i) for i, (a, v) in enumerate(zip(arrays, avals))]
             outs = self._program_fn(self._ctx, *flat)
             return [target.shaped(o, s) for o, s in zip(outs, self._shapes)]
