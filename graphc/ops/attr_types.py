@@ -57,7 +57,9 @@ DTYPE = AttrType("dtype", lambda v: isinstance(v, np.dtype))
 GRAPH = AttrType("graph", _exact(Graph))
 CONST = AttrType("const", _exact(ConstArray))
 VARIABLE = AttrType("variable", _is_variable_ref)
-LEAVES = (NONE, BOOL, INT, FLOAT, COMPLEX, STR, DTYPE, GRAPH, CONST, VARIABLE)
+# the builtin container types (a print template's structure names them)
+CONTAINER = AttrType("container", lambda v: type(v) is type and v in (list, tuple, dict))
+LEAVES = (NONE, BOOL, INT, FLOAT, COMPLEX, STR, DTYPE, GRAPH, CONST, VARIABLE, CONTAINER)
 
 
 def leaf_of(value) -> AttrType | None:

@@ -7,7 +7,7 @@ themselves; every other value is a one-key object whose key is its tag::
 
     {"float": "0x1.8p+1"}   {"complex": ["0x0p+0", "0x1p+0"]}   {"tuple": [...]}
     {"list": [...]}         {"dtype": "float32"}                {"graph": 3}
-    {"const": "c0"}         {"variable": 0}
+    {"const": "c0"}         {"variable": 0}        {"container": "list"}
 
 Nothing read is evaluated: floats come from ``float.fromhex``, dtypes from a fixed list of
 names, graphs/constants/variables are indexes into what the loader already built.
@@ -81,7 +81,9 @@ ENCODERS = {
     "graph": lambda v, refs, where: {"graph": refs.graph_index(v)},
     "const": _encode_const,
     "variable": _encode_variable,
+    "container": lambda v, refs, where: {"container": v.__name__},
 }
+CONTAINERS = {"list": list, "tuple": tuple, "dict": dict}
 assert set(ENCODERS) == {k.name for k in attr_types.LEAVES}, "attr table != leaf kinds"
 
 
@@ -143,6 +145,11 @@ def decode_attr(data, ctx, where: str, depth: int = 0):
         return ConstArray(ctx.constants[payload])
     if tag == "variable":
         return VariableRef(_index(ctx.variables, payload, where, "variable"))
+    if tag == "container":
+        if type(payload) is not str or payload not in CONTAINERS:
+            raise SavedModelError(f"{where}: container {payload!r:.40} is not list, tuple "
+                                  "or dict")
+        return CONTAINERS[payload]
     raise SavedModelError(f"{where}: unknown attr type tag {tag!r}")
 
 
