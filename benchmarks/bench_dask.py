@@ -10,8 +10,8 @@ compiled block program per chunk), with ``dask.array`` the same Python on the Da
 ``LocalCluster`` of 1 and of 2 single-threaded worker processes. Each cell is the best
 of ``--repeat`` runs after one warm-up run (which compiles the block program in every
 worker). Targets: graphc >= 5x faster than dask.array, 1 -> 2 workers >= 1.6x. Peak RSS
-is each worker process's high-water mark (``ru_maxrss``: its share of the input, the
-chunks in flight and Python/Numba).
+is each worker process's high-water mark (``VmHWM``: its share of the input, the chunks
+in flight, Python, Dask and Numba), over both variants' runs.
 
 ``python -m benchmarks dask [--quick]`` or, for other sizes,
 ``python -m benchmarks.bench_dask --elements 4e7 --chunk 5e6 --repeat 3``.
@@ -37,8 +37,15 @@ def np_chain(x):
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident set (MiB); run on each worker by ``client.run``."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak resident set (MiB); run on each worker by ``client.run``.
+
+    Linux's ``VmHWM`` (``ru_maxrss`` would report the parent's peak in a worker: it
+    survives the fork and exec that start one)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(ln.split()[1]) for ln in f if ln.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _best(fn, repeat):

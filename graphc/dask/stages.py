@@ -67,23 +67,17 @@ class Stages:
 
     # ------------------------------------------------------------------ blockwise
     def _blockwise(self, v, partial=None):
+        """The stage computing ``v``; with ``partial`` (a :class:`_Partial`), the stage
+        computing that partial reduction of ``v`` instead."""
         import dask.array as da
 
         inputs, nodes = slice_graph(self.graph, [v], self.stop)
-        out = v
-        if partial is not None:  # (op, attrs, src): the per-block partial reduction
-            out = _apply(partial[0], v, partial[1], partial[2])
-            nodes = nodes + [out.node]
-            out = out.value
-        graph = ir.Graph(inputs, nodes, [out], name=f"{self.name}_block")
-        place = self.split.places[v.id]
+        out, place, adjust = v, self.split.places[v.id], None
         if partial is not None:
-            axes = partial[1]["axis"]
-            adjust = {place[a]: _ones for a in axes if place[a] is not None}
-            place = tuple(None if i in axes and label is None else label
-                          for i, label in enumerate(place))
-        else:
-            adjust = None
+            out, extra = partial.inline(v, nodes)
+            inputs += [c for c in extra if all(c is not u for u in inputs)]
+            adjust = {place[a]: _ones for a in partial.axes if place[a] is not None}
+        graph = ir.Graph(inputs, nodes, [out], name=f"{self.name}_block")
         if not inputs:  # whole and input-free (constants): one task holding the result
             result = GraphProgram(graph, compiled=False)()
             return da.from_array(np.asarray(result), chunks=-1)
@@ -141,48 +135,79 @@ class Stages:
 
     # ------------------------------------------------------------------ reductions
     def _reduction(self, node):
-        import dask.array as da
-
         axes, rule = self.split.cuts[node]
-        x = node.inputs[0]
-        op_name, attrs = rule.partial_op(node, axes)
-        partial = self._blockwise(x, (registry.get(op_name), attrs, node.src))
-        out_aval = node.outputs[0].aval
-        count = math.prod(self._size(x, a) for a in axes)
-        combine = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes)
-        aggregate = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes,
-                                rule.finish, count, out_aval.dtype)
-        result = da.reduction(
-            partial, _identity, GraphProgram(aggregate, compiled=False),
-            combine=GraphProgram(combine, compiled=False), axis=axes, keepdims=True,
-            dtype=out_aval.dtype, concatenate=True,
-            meta=np.empty((0,) * partial.ndim, out_aval.dtype),
-            name=f"graphc-{self.name}-{node.op.name}")
+        result = self._tree(node.inputs[0], axes, rule, node, node.outputs[0].aval.dtype,
+                            node.op.name)
         if not node.attrs.get("keepdims", False):
             result = result.squeeze(axis=axes)
         return result
+
+    def _tree(self, x, axes, rule, node, dtype, what):
+        """``rule``'s reduction of ``x`` over ``axes`` (kept dims): per-block partials,
+        then Dask's tree reduction with the combine and aggregate graphs."""
+        import dask.array as da
+
+        centers = []
+        if rule.center is not None:  # a first pass every block's partial reads
+            centers.append(self._center(x, axes, rule.center, node, dtype, what))
+        partial = self._blockwise(x, _Partial(rule, centers, axes, node, dtype))
+        count = math.prod(self._size(x, a) for a in axes)
+        combine = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes)
+        aggregate = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes,
+                                rule.finish, count, node.attrs, dtype)
+        return da.reduction(
+            partial, _identity, GraphProgram(aggregate, compiled=False),
+            combine=GraphProgram(combine, compiled=False), axis=axes, keepdims=True,
+            dtype=dtype, concatenate=True, meta=np.empty((0,) * partial.ndim, dtype),
+            name=f"graphc-{self.name}-{what}")
+
+    def _center(self, x, axes, rule, node, dtype, what):
+        """A new stop value: ``rule``'s reduction of ``x`` with kept dims (a mean)."""
+        place = tuple(None if i in axes else label
+                      for i, label in enumerate(self.split.places[x.id]))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.aval.shape))
+        c = ir.Value(ir.Aval(shape, np.dtype(dtype)))
+        self.split.places[c.id] = place
+        self.memo[c.id] = self._tree(x, axes, rule, node, dtype, f"{what}-center")
+        self.stop.add(c.id)
+        return c
 
     def _size(self, v, axis):
         d = v.aval.shape[axis]
         return d if d is not None else self.grid[self.split.places[v.id][axis]]
 
 
-class _Applied:
-    def __init__(self, node):
-        self.node, self.value = node, node.outputs[0]
+class _Partial:
+    """A block's partial reduction of ``node``'s input: ``rule.partial`` traced on its
+    aval (and the centers'), the nodes inlined after the slice computing the input."""
 
+    def __init__(self, rule, centers, axes, node, dtype):
+        self.rule, self.centers, self.axes = rule, centers, axes
+        self.node, self.dtype = node, dtype
 
-def _apply(op, x, attrs, src):
-    """A new node ``op(x, **attrs)`` (its aval from the op's ``infer``)."""
-    aval = op.infer(x.aval, **attrs)
-    return _Applied(ir.Node(op, [x], ir.FrozenAttrs(attrs), [ir.Value(aval)], src))
+    def inline(self, v, nodes):
+        """``(partial value, extra stop inputs)``; appends the partial's nodes."""
+        import graphc as gc
+
+        def partial(xb, *centers):
+            return self.rule.partial(xb, centers[0] if centers else None, self.axes,
+                                     self.node, self.dtype)
+
+        specs = [gc.TensorSpec(u.aval.shape, u.aval.dtype) for u in [v, *self.centers]]
+        g = gc.function(partial, autograph=False).get_concrete_function(*specs).graph
+        env = {a.id: b for a, b in zip(g.inputs, [v, *self.centers])}
+        for n in g.nodes:
+            nodes.append(ir.Node(n.op, [env.get(u.id, u) for u in n.inputs], n.attrs,
+                                 n.outputs, n.src))
+        return env.get(g.outputs[0].id, g.outputs[0]), self.centers
 
 
 def _ones(chunk):
     return 1
 
 
-def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, out_dtype=None):
+def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, attrs=None,
+                out_dtype=None):
     """The combine (or, with ``finish``, aggregate) graph of a tree reduction: the
     combine op over ``axes`` of concatenated partials, kept dims, then ``finish``."""
     import graphc as gc
@@ -192,7 +217,7 @@ def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, out_dtype=N
 
     def combine(p):
         total = registry.bind(op, p, axis=axes, keepdims=True, **extra)
-        return total if finish is None else finish(total, count, out_dtype)
+        return total if finish is None else finish(total, count, attrs, out_dtype)
 
     spec = gc.TensorSpec([None] * rank, dtype)
     fn = gc.function(combine, autograph=False)

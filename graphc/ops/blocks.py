@@ -11,7 +11,7 @@ split. Ops whose inputs are all whole need no rule: they run whole wherever need
   result is the op on the blocks, broadcasting against unchunked operands.
 * :class:`Reduction`: a reduction over only unchunked axes is blockwise; over a chunked
   axis each block reduces to a partial (kept dims), partials are combined as a tree and
-  ``finish`` ends it.
+  ``finish`` ends it; :class:`Deviation` (``var``/``std``) first reduces the mean.
 * :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans).
 * :class:`Loop`, :class:`Branch`: control flow whose subgraphs run per block; the trip
   count or branch must not depend on chunked data.
@@ -36,31 +36,62 @@ ELEMENTWISE = Elementwise()
 
 
 class Reduction:
-    """``partial``: the op each block runs (name; default the op itself) with its attrs,
-    ``axis`` and ``keepdims=True``; ``combine``: the op that reduces concatenated
-    partials; ``finish(total, count, dtype)``: graphc ops ending the result (``count``:
-    elements reduced into each result element), or None.
-    ``partial_dtype``: give the partial the node's output dtype (a mean's sum)."""
+    """A reduction over chunked axes as a tree: each block reduces to a partial (kept
+    dims), partials are combined as a tree by the ``combine`` op (a name), and
+    ``finish(total, count, attrs, dtype)`` ends the result (``count``: elements reduced
+    into each result element; None: nothing to do). ``partial(x, center, axes, attrs,
+    dtype)`` builds a block's partial with graphc ops (default: the op itself with its
+    attrs); ``center``, when set, is a rule whose result (kept dims) every block's
+    partial reads: a first pass (the mean, for a variance)."""
 
-    def __init__(self, combine, partial=None, finish=None, partial_dtype=False):
-        self.combine, self.partial = combine, partial
-        self.finish, self.partial_dtype = finish, partial_dtype
+    center = None
+
+    def __init__(self, combine, finish=None, partial_op=None, partial_dtype=False):
+        self.combine, self.finish = combine, finish
+        self._op, self._dtype = partial_op, partial_dtype
 
     def place(self, node, places, walk):
         rank = len(places[0])
         axes = normalize_axes(node.attrs.get("axis"), rank)
         return walk.reduce(node, places[0], tuple(sorted(axes)), self)
 
-    def partial_op(self, node, axes):
-        """``(op name, attrs)`` of the per-block partial reduction."""
-        attrs = {k: v for k, v in node.attrs.items() if k not in ("axis", "keepdims")}
-        if self.partial_dtype:
-            attrs["dtype"] = node.outputs[0].aval.dtype
-        return self.partial or node.op.name, dict(attrs, axis=axes, keepdims=True)
+    def partial(self, x, center, axes, node, dtype):
+        from graphc.ops import registry
+
+        op = registry.get(self._op) if self._op else node.op
+        attrs = {k: v for k, v in node.attrs.items() if k in (op.attrs or {})
+                 and k not in ("axis", "keepdims")}
+        if self._dtype:
+            attrs["dtype"] = dtype
+        return registry.bind(op, x, axis=axes, keepdims=True, **attrs)
 
 
-def _mean_finish(total, count, dtype):
+def _mean_finish(total, count, attrs, dtype):
     return (total / count).astype(dtype)
+
+
+class Deviation(Reduction):
+    """``var``/``std`` in two passes, as NumPy computes them: the mean (a tree reduction,
+    kept dims), then each block's sum of squared deviations from it (another tree);
+    ``finish`` divides by ``count - ddof`` (and takes the root for ``std``)."""
+
+    center = None  # set below: the mean
+
+    def __init__(self, root):
+        super().__init__("sum", finish=self._finish)
+        self.root = root
+
+    def partial(self, x, center, axes, node, dtype):
+        from graphc.ops.registry import bind, get
+
+        d = bind(get("absolute"), x.astype(dtype) - center)
+        return bind(get("sum"), d * d, axis=axes, keepdims=True, dtype=None)
+
+    def _finish(self, total, count, attrs, dtype):
+        from graphc.ops.registry import bind, get
+
+        out = total / max(count - attrs.get("ddof", 0), 0)
+        return (bind(get("sqrt"), out) if self.root else out).astype(dtype)
 
 
 SUM = Reduction("sum")
@@ -69,7 +100,9 @@ MAX = Reduction("max")
 MIN = Reduction("min")
 ANY = Reduction("any")
 ALL = Reduction("all")
-MEAN = Reduction("sum", partial="sum", finish=_mean_finish, partial_dtype=True)
+MEAN = Reduction("sum", finish=_mean_finish, partial_op="sum", partial_dtype=True)
+VAR, STD = Deviation(root=False), Deviation(root=True)
+Deviation.center = MEAN
 
 
 class AlongAxis:

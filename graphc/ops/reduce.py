@@ -108,6 +108,7 @@ CUMPROD = _scan("cumprod", np.cumprod)
 
 # how each runs on the blocks of a chunked array (graphc.dask; see ops/blocks.py)
 for _op, _rule in ((SUM, blocks.SUM), (PROD, blocks.PROD), (MEAN, blocks.MEAN),
+                   (VAR, blocks.VAR), (STD, blocks.STD),
                    (MAX, blocks.MAX), (MIN, blocks.MIN), (ANY, blocks.ANY), (ALL, blocks.ALL),
                    (CUMSUM, blocks.ALONG_AXIS), (CUMPROD, blocks.ALONG_AXIS)):
     _op.blocks = _rule

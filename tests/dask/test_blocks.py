@@ -92,6 +92,19 @@ def test_reductions_all_axes_one_axis_keepdims_and_two_stages():
     _same(gc.function(lambda x: gc.reduce_prod(x % 3 + 1, axis=1)), ints, chunks=[(3, 2)])
 
 
+@pytest.mark.parametrize("fn", [
+    lambda x: gc.numpy.var(x),
+    lambda x: gc.numpy.std(x, axis=0),
+    lambda x: gc.numpy.var(x, axis=1, keepdims=True, ddof=1),
+    lambda x: (x - gc.numpy.mean(x, axis=0)) / gc.numpy.std(x, axis=0, ddof=1),
+])
+def test_var_and_std_in_two_passes(fn):
+    f = gc.function(fn)
+    _same(f, X2 * 3.0 + 7.0, chunks=[(4, 3)], rtol=2e-5)
+    ints = np.arange(63, dtype=np.int32).reshape(9, 7) % 11
+    _same(f, ints, chunks=[(2, 5)], rtol=1e-12)  # float64 results: as exact as NumPy
+
+
 def test_per_block_tensor_while():
     x = np.abs(X1) + 0.5
     _same(newton, x, chunks=[(16,)])
@@ -185,3 +198,19 @@ def test_outputs_chunked_alike_share_one_stage():
                                            if "shared" in n}
     for got, want in zip(dask.compute(a, b, c), two(X2 + 2.0)):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
+
+
+def test_block_programs_are_serial(monkeypatch):
+    """Dask runs blocks in parallel: no prange inside a block program, even for blocks
+    big enough that a plain call's program would use one."""
+    from graphc.runtime.cpu import codegen, loops, numba_cpu
+
+    monkeypatch.setattr(numba_cpu.settings, "mode", "lazy")
+    monkeypatch.setattr(loops.parallel_settings, "enabled", True)
+    graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
+    from graphc.dask.specialize import for_blocks
+
+    block = for_blocks(graph, [(1 << 20,)])
+    assert "prange" in codegen.generate(block).source  # a plain call's program
+    ex = programs._executor(block, compiled=True)
+    assert "prange" not in ex.program.source and loops.parallel_settings.enabled

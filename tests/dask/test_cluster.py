@@ -28,7 +28,8 @@ def score(x, w):
 
 @gc.function
 def stats_(x):
-    return gc.reduce_sum(x), gc.reduce_mean(x * x, axis=0), gc.reduce_min(x, axis=1)
+    return (gc.reduce_sum(x), gc.reduce_mean(x * x, axis=0), gc.reduce_min(x, axis=1),
+            gc.numpy.std(x, axis=0))
 
 
 @pytest.fixture(scope="module", params=["processes", "threads"])
