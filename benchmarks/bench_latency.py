@@ -110,9 +110,9 @@ def run(settings) -> str:
         "time = measured inside a fresh process (median); process = wall time of that "
         "process, interpreter start-up included",
         "first result: the lazy policy answers the first calls on the interpreter and "
-        "compiles in a background thread (docs/runtime.md)",
-        f"program on disk: loaded by the background thread ({', '.join(map(str, origins))}); "
-        "its time is mostly `import numba` (the reference row)",
+        "compiles in a worker process (docs/runtime.md, warm-up)",
+        f"program on disk: loaded by the first call ({', '.join(map(str, origins))}); "
+        "its time is mostly `import numba` and Numba's set-up (the reference row)",
     ]
     return render_table("latency: imports, first call, first compiled result",
                         ["what", "time", "process", "target"], rows, tuple(notes))

@@ -213,10 +213,19 @@ def _row(settings, jax, label, kind, np_fn, py_fn, arr, extra, rows, notes) -> N
         fn = gc.function(py_fn)
         x = gc.constant(arr, dtype=arr.dtype)
         fn(x)
-        call = measure({"call": (fn, (x,))}, settings)["call"]
-        vs = f" ({fmt_ratio(call / t['JAX'])} of the jax.jit call)" if peer else ""
+        more = {"call": (fn, (x,)), "executor": (ex, ([arr],))}
+        if kind == "collatz":  # the same Python function compiled by Numba by hand
+            import numba
+
+            more["hand"] = (numba.njit(py_fn), (int(arr),))
+        m = measure(more, settings)
+        vs = f" ({fmt_ratio(m['call'] / t['JAX'])} of the jax.jit call)" if peer else ""
         notes.append(f"{label}: gc.function call (dispatch + compiled program) "
-                     f"{fmt_time(call)}{vs}")
+                     f"{fmt_time(m['call'])}{vs}")
+        if "hand" in m:
+            notes.append(f"{label}: hand-written numba.njit function {fmt_time(m['hand'])}; "
+                         f"executor {fmt_ratio(m['executor'] / m['hand'])} of it, whole call "
+                         f"{fmt_ratio(m['call'] / m['hand'])} (target <= 2x)")
 
 
 def _threads() -> int:

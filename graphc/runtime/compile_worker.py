@@ -11,10 +11,11 @@ as any other process: :mod:`cache_entry`), and the caller then loads it from the
 ``submit(key, source, signature) -> Job``; ``Job.wait()`` -> True when the worker left
 a verified entry for ``key`` on disk. The worker is one child process per parent,
 started on first use (``python -m graphc.runtime.compile_worker``), fed JSON lines on its
-stdin (key, generated source, argument types; never pickles) and answering one JSON line
-per job. It reads every job as soon as it arrives and finishes all of them even when
-the parent exits, so a short script's programs are on disk for its next run. It exits
-when its stdin closes and its queue is empty, or after ``IDLE_EXIT`` seconds idle.
+stdin (key, generated source, argument types, the parent's cache directory at the time;
+never pickles) and answering one JSON line per job. It reads every job as soon as it
+arrives and finishes all of them even when the parent exits, so a short script's
+programs are on disk for its next run. It exits when its stdin closes and its queue is
+empty, or after ``IDLE_EXIT`` seconds idle.
 """
 
 from __future__ import annotations
@@ -56,9 +57,6 @@ class _Worker:
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(graphc.__file__)))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        from graphc import config
-
-        env["GRAPHC_CACHE_DIR"] = config.cache_dir()  # the directory the parent checks
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "graphc.runtime.compile_worker"], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -72,7 +70,10 @@ class _Worker:
         return self.proc.poll() is None and self.proc.stdin is not None
 
     def send(self, job: Job, source: str, signature: list) -> bool:
-        line = json.dumps({"key": job.key, "source": source, "signature": signature})
+        from graphc import config
+
+        line = json.dumps({"key": job.key, "source": source, "signature": signature,
+                           "cache_dir": config.cache_dir()})  # the parent's, now
         with self.lock:
             self.jobs.setdefault(job.key, []).append(job)
             try:
@@ -140,6 +141,7 @@ def _compile_one(request: dict) -> dict:
     from graphc.runtime.cpu import numba_cpu
 
     key, source = request["key"], request["source"]
+    os.environ["GRAPHC_CACHE_DIR"] = request["cache_dir"]  # where the parent looks
     if cache.key_for(source) != key:  # another graphc or Numba version than the parent's
         return {"key": key, "ok": False, "error": "version mismatch with the parent"}
     try:

@@ -62,6 +62,30 @@ def test_worker_process_compiles_into_the_cache_and_the_caller_loads_it(lazy):
     assert worker is not None and worker.alive() and worker.proc.pid != os.getpid()
 
 
+def test_the_waiting_thread_imports_blas_for_a_matmul_program(lazy, monkeypatch):
+    """The first compiled call of a program with np.dot would import scipy.linalg (0.2-0.3
+    s): the thread waiting for the worker imports it instead."""
+    from graphc.runtime.cpu import numba_start
+
+    asked = []
+    prewarm = numba_start.prewarm
+    monkeypatch.setattr(numba_start, "prewarm", lambda blas=False: (asked.append(blas),
+                                                                    prewarm(blas)))
+    with TraceContext("worker_mm") as ctx:
+        a = ctx.new_input(Aval((3, 4), F32))
+        b = ctx.new_input(Aval((4, 2), F32))
+        (y,) = ctx.add_node(registry.get("matmul"), (a, b), {}, (Aval((3, 2), F32),))
+        graph = ctx.finish([y])
+    xs = [np.arange(12, dtype=np.float32).reshape(3, 4), np.ones((4, 2), np.float32)]
+    ex = numba_cpu.executor_for(graph)
+    assert "np.dot(" in ex.program.source
+    for _ in range(3):
+        np.testing.assert_array_equal(ex(xs)[0], xs[0] @ xs[1])
+    assert ex.wait(timeout=240) and ex.origin == "disk", (ex.reasons, ex._job.error)
+    assert asked == [True] and "scipy.linalg.cython_blas" in sys.modules
+    np.testing.assert_array_equal(ex(xs)[0], xs[0] @ xs[1])
+
+
 def test_a_worker_that_cannot_help_leaves_the_compile_to_the_thread(lazy, monkeypatch):
     def refuse(key, source, signature):
         job = compile_worker.Job(key)
@@ -76,9 +100,10 @@ def test_a_worker_that_cannot_help_leaves_the_compile_to_the_thread(lazy, monkey
     assert ex.origin == "compiled" and not ex.reasons
 
 
-def test_worker_refuses_a_program_keyed_by_another_version():
+def test_worker_refuses_a_program_keyed_by_another_version(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))  # the worker code sets it
     reply = compile_worker._compile_one({"key": "0" * 32, "source": "x = 1\n",
-                                         "signature": []})
+                                         "signature": [], "cache_dir": str(tmp_path)})
     assert reply == {"key": "0" * 32, "ok": False,
                      "error": "version mismatch with the parent"}
 

@@ -65,11 +65,15 @@ def _import() -> None:
     import numba.core.caching  # noqa: F401
 
 
-def prewarm() -> None:
+def prewarm(blas: bool = False) -> None:
     """Import Numba and set up its CPU target (typing and lowering registries, ~0.1 s
     here) ahead of the first program; a thread waiting for the compile worker runs this
-    so that loading the worker's program afterwards takes milliseconds."""
+    so that loading the worker's program afterwards takes milliseconds. ``blas``: the
+    program calls BLAS (``np.dot``), whose first call imports ``scipy.linalg`` (0.2-0.3
+    s, in the caller's call): imported here instead, while the worker compiles."""
     start()
+    if blas:
+        import scipy.linalg.cython_blas  # noqa: F401
     from numba.core.registry import cpu_target
 
     cpu_target.typing_context.refresh()

@@ -39,7 +39,7 @@ def runner(dispatcher, program, graph):
 def _runner(dispatcher, program, graph):
     consts = program.consts
     scalars = tuple((i, dt) for i, dt in enumerate(program.scalar_outputs) if dt is not None)
-    asarray = np.asarray
+    asarray = np.array  # a 0-d array of the value: 176 ns, np.asarray 260 ns
     simple = not (consts or program.recycle or program.variables)
     if simple and program.scalar_outputs == (scalars[0][1] if scalars else None,):
         # one output and nothing passed after the inputs, the common small case: no list
@@ -50,7 +50,7 @@ def _runner(dispatcher, program, graph):
         def run_one(arrays):
             call = entry
             for a, rank in zip(arrays, ranks):  # what the entry point trusts (see above)
-                if a.ndim != rank or not a.flags.c_contiguous:
+                if a.ndim != rank or (rank and not a.flags.c_contiguous):  # 0-d: always
                     call = dispatcher
                     break
             try:
