@@ -79,6 +79,20 @@ def np_gelu_softplus(x):
     return gelu_softplus(x, np)
 
 
+def _logreg(rng):
+    """One logistic-regression gradient step on X (5000 x 20, float64), y and w fixed:
+    ``X.T @ (p - y)`` must reach BLAS as a transposed operand, not as a copy."""
+    y = (rng.random(5000) > 0.5).astype(np.float64)
+    w = rng.standard_normal(20) * 0.1
+
+    def step(X, m=None):
+        m = m or gc.numpy
+        p = 1.0 / (1.0 + m.exp(-(X @ w)))
+        return w - 0.1 * (m.transpose(X) @ (p - y) / X.shape[0])
+
+    return step, (lambda X: step(X, np)), rng.standard_normal((5000, 20))
+
+
 def _workloads(quick: bool):
     rng = np.random.default_rng(0)
     rows = [("x + 1, f32 scalar", "plus_one", plus_one, plus_one,
@@ -94,6 +108,8 @@ def _workloads(quick: bool):
         rows.append((f"GELU*softplus chain f32[1e{len(str(n)) - 1}]", "gelu_softplus",
                      np_gelu_softplus, gelu_softplus,
                      rng.standard_normal(n).astype(np.float32), ()))
+    step, np_step, X = _logreg(rng)
+    rows.append(("logistic regression step f64[5000,20]", "logreg", np_step, step, X, ()))
     rows.append(("power(x, 100), i32[10,10]", "power", np_power, power,
                  rng.integers(0, 3, (10, 10)).astype(np.int32), (100,)))
     rows.append(("Newton sqrt f64[1e5], 7 iterations", "newton", np_newton_sqrt, newton_sqrt,
@@ -193,6 +209,10 @@ def _row(settings, jax, label, kind, np_fn, py_fn, arr, extra, rows, notes) -> N
     rows.append([label, fmt_time(t["NumPy"]), fmt_time(t["interp"]), fmt_time(t["numba"]),
                  fmt_ratio(t["numba"] / t["NumPy"]), fmt_ratio(t["numba"] / t["interp"]),
                  f"{compile_s:.2f} s", *jax_cells])
+    if kind == "logreg" and ex.program is not None:
+        copies = ex.program.source.count(".copy()")
+        notes.append(f"{label}: X.T @ (p - y) passes the transpose to BLAS "
+                     + ("without a copy" if not copies else f"with {copies} copies (!)"))
     if "chain" in label:  # the bandwidth floor, and for the transcendental chain the targets
         floor = 2 * arr.nbytes / _copy_bandwidth(arr.size)
         notes.append(f"{label}: bandwidth floor (read + write once at copy speed) "
