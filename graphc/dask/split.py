@@ -125,14 +125,24 @@ class Split:
         finally:
             self._depth -= 1
 
-    def join(self, a, b, node):
+    def join(self, a, b, node, avals):
+        """The place of a loop variable (initial, body result) or of a branch result
+        (two branches): chunked where either is. A dim whole on one side must have size
+        1 there (it broadcasts in each block); a whole dim of the array's full size would
+        be a block's wrong-sized value."""
         if a is None or b is None or len(a) != len(b):
             self.refuse(node, "a loop variable or branch result changes rank")
         out = []
-        for x, y in zip(a, b):
+        for d, (x, y) in enumerate(zip(a, b)):
             if x is not None and y is not None and x != y:
                 self.refuse(node, "a loop variable or branch result is chunked along "
                                   "different axes")
+            for label, aval in ((x, avals[0]), (y, avals[1])):
+                size = aval.shape[d] if aval.shape is not None else None
+                if label is None and (x or y) is not None and size != 1:
+                    self.refuse(node, f"a loop variable or branch result is whole (size "
+                                      f"{size}) on one side and chunked on the other; "
+                                      "build it from the chunked input (gc.zeros_like(x))")
             out.append(x if x is not None else y)
         return tuple(out)
 

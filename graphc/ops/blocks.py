@@ -136,7 +136,8 @@ class Loop:
         state, consts = list(places[:n]), list(places[n:])
         for _ in range(n + 2):  # labels only ever get added: a fixed point soon
             out = walk.subgraph(body, state + consts)
-            new = [walk.join(a, b, node) for a, b in zip(state, out)]
+            new = [walk.join(a, b, node, (v.aval, w.aval)) for a, b, v, w
+                   in zip(state, out, node.inputs, body.outputs)]
             if new == state:
                 break
             state = new
@@ -158,8 +159,9 @@ class Branch:
                                                 node.attrs["false_fn"])
         outs = [walk.subgraph(g, list(places[1:])) for g in graphs]
         joined = outs[0]
-        for other in outs[1:]:
-            joined = [walk.join(a, b, node) for a, b in zip(joined, other)]
+        for g, other in zip(graphs[1:], outs[1:]):
+            joined = [walk.join(a, b, node, (v.aval, w.aval)) for a, b, v, w
+                      in zip(joined, other, graphs[0].outputs, g.outputs)]
         return joined
 
 

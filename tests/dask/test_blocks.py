@@ -214,3 +214,25 @@ def test_block_programs_are_serial(monkeypatch):
     assert "prange" in codegen.generate(block).source  # a plain call's program
     ex = programs._executor(block, compiled=True)
     assert "prange" not in ex.program.source and loops.parallel_settings.enabled
+
+
+def test_loop_and_branch_results_whole_on_one_side():
+    @gc.function
+    def grow(x):
+        acc = gc.zeros([1], np.float32)  # size 1: broadcasts in every block
+        for _ in gc.range(3):
+            acc = acc + x
+        return acc
+
+    _same(grow, X1, chunks=[(20, 30)])
+
+    @gc.function
+    def pick(x, flag):
+        if flag > 0:
+            y = x * 2.0
+        else:
+            y = gc.zeros([50], np.float32)  # the array's full size: not a block's
+        return y
+
+    with pytest.raises(gc.dask.BlockSplitError, match="whole .size 50. on one side"):
+        pick(da.from_array(X1, chunks=10), np.array(1, np.int32))
