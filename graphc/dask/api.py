@@ -83,6 +83,11 @@ def _unify(leaves):
     from dask.array.core import unify_chunks
 
     chunked = [x for x in leaves if is_dask_array(x)]
+    for x in chunked:
+        if any(np.isnan(c) for cs in x.chunks for c in cs):
+            raise ValueError(f"a Dask array argument of shape {x.shape} has unknown chunk "
+                             "sizes (after boolean indexing, say): call "
+                             "x.compute_chunk_sizes() first")
     rank = max(x.ndim for x in chunked)
     shape = np.broadcast_shapes(*[x.shape for x in chunked])
     joined = list(chunked)

@@ -140,6 +140,12 @@ def test_unsplittable_graphs_name_the_op(fn, op, why):
     assert "test_blocks.py" in str(info.value)  # the user's line
 
 
+def test_unknown_chunk_sizes_are_refused():
+    x = da.from_array(X1, chunks=10)
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        chain(x[x > 0])
+
+
 def test_data_dependent_trip_count_is_refused():
     @gc.function
     def shrink(x):
