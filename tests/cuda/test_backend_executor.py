@@ -38,7 +38,9 @@ EXAMPLES = [(_sigmoid_bias, (X, B, N))]
 
 def graphs():
     """The graphs of this file, for the PTX test."""
-    return [(optimized(fn, *args), args) for fn, args in EXAMPLES]
+    ints = (np.array([3, -4, 0], np.int64), np.array([2, 0], np.int32))
+    return [(optimized(fn, *args), args)
+            for fn, args in [*EXAMPLES, (_gathers, (X[0], *ints))]]
 
 
 def test_api_surface():
@@ -114,3 +116,23 @@ def test_benchmark_says_no_gpu_and_exits_0():
     # this machine has no GPU; one with a GPU prints the measured table instead
     assert ("no GPU" in proc.stdout and "(not run)" in proc.stdout) or (
         "fuse/graphc" in proc.stdout and "call overhead" in proc.stdout), proc.stdout
+
+
+def _gathers(x, i, j):
+    return gnp.take(x, i, axis=1), gc.gather(x, j), gnp.take(x, i, mode="wrap")
+
+
+@pytest.mark.parametrize("bad", ["take", "gather"])
+def test_bad_indices_raise_the_interpreters_error(bad):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    i, j = np.array([3, -4, 0], np.int64), np.array([2, 0], np.int32)
+    graph = optimized(_gathers, x, i, j)
+    ex = cuda.executor_for(graph, strict=True)
+    for g, w in zip(ex([x, i, j]), run_graph(graph, [x, i, j])):
+        np.testing.assert_array_equal(cuda.to_host(g), w)
+    args = [x, np.array([4, 0, 0]), j] if bad == "take" else [x, i, np.array([-1, 0], np.int32)]
+    with pytest.raises(Exception) as want:
+        run_graph(graph, args)
+    with pytest.raises(type(want.value)) as got:
+        ex(args)
+    assert str(got.value) == str(want.value) and bad in str(got.value)

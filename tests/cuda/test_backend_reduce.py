@@ -21,8 +21,9 @@ INTS = RNG.integers(-50, 50, (2, 3, 4)).astype(np.int32)
 B = RNG.random((2, 3, 4)) > 0.6
 AXES = [None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2)]
 CASES = (
-    [(op, "F", axis) for op in ("sum", "prod", "mean", "max", "min") for axis in AXES]
-    + [(op, "FN", axis) for op in ("max", "min", "argmax", "argmin") for axis in AXES[:4]]
+    [(op, "F", axis) for op in ("sum", "mean") for axis in AXES]
+    + [(op, "F", axis) for op in ("prod", "max", "min") for axis in (None, 0, (1, 2))]
+    + [(op, "FN", axis) for op in ("max", "min", "argmax", "argmin") for axis in (None, 0, 2)]
     + [(op, "I", axis) for op in ("sum", "max", "mean", "argmin") for axis in (None, 1)]
     + [(op, "B", axis) for op in ("any", "all", "sum") for axis in (None, 0, (1, 2))]
 )

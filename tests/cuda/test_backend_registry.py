@@ -39,7 +39,6 @@ ON_HOST = {
     'cumsum': 'no CUDA kernel for op cumsum',
     'einsum': 'no CUDA kernel for op einsum',
     'eye': 'no CUDA kernel for op eye',
-    'gather': 'no CUDA kernel for op gather',
     'inner': 'no CUDA kernel for op inner',
     'linspace': 'no CUDA kernel for op linspace',
     'outer': 'no CUDA kernel for op outer',
@@ -49,8 +48,6 @@ ON_HOST = {
     'sort': 'no CUDA kernel for op sort',
     'split': 'no CUDA kernel for op split',
     'std': 'no CUDA kernel for op std',
-    'take': 'no CUDA kernel for op take',
-    'take_along_axis': 'no CUDA kernel for op take_along_axis',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'tensordot': 'no CUDA kernel for op tensordot',
     'tile': 'no CUDA kernel for op tile',
@@ -92,8 +89,8 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 # Ops with hand-written kernels whose every sample runs as a kernel (where it does): their
 # axis / key / batch variants generate different code.
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "dot", "expand_dims",
-               "flip", "full", "full_like", "getitem", "matmul", "reshape", "shape",
-               "squeeze", "stack", "transpose")
+               "flip", "full", "full_like", "gather", "getitem", "matmul", "reshape", "shape",
+               "squeeze", "stack", "take", "take_along_axis", "transpose")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]

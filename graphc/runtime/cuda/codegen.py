@@ -71,6 +71,7 @@ class Program:
     kernels: tuple = ()          # (kernel name, signature) of every kernel in ``source``
     reasons: list = field(default_factory=list)  # why nodes run on the host
     blocked: list = field(default_factory=list)  # (node, reason) per host node
+    rechecks: tuple = ()         # nodes rerun on the host when a kernel flags an error
     whole_host: str | None = None  # set when the whole graph runs on the host
 
 
@@ -132,6 +133,7 @@ def _register() -> None:
     from graphc.runtime.cuda import (  # noqa: F401
         kernels_control,
         kernels_elementwise,
+        kernels_index,
         kernels_matmul,
         kernels_reduce,
         kernels_shape,
@@ -178,11 +180,13 @@ class Gen:
             self.kernels: list = []
             self.consts: list = []
             self.host: list = []
+            self.rechecks: list = []
             self.depth = 1
             self._n = 0
             self.prefix = ""
         else:  # an inlined branch or loop body writes into the parent's module
-            for k in ("lines", "kernel_src", "kernels", "consts", "host", "depth"):
+            for k in ("lines", "kernel_src", "kernels", "consts", "host", "rechecks",
+                      "depth"):
                 setattr(self, k, getattr(parent, k))
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
@@ -200,6 +204,12 @@ class Gen:
         """``name = <new flat device array for aval>``."""
         self.line(f"{name} = _empty({math.prod(aval.shape)}, np.{np.dtype(aval.dtype).name})")
         return DVal(name, aval)
+
+    def recheck(self, node) -> int:
+        """The index of ``node`` in ``Program.rechecks``: the host reruns it (and raises
+        the interpreter's error) when its kernel flags a bad index."""
+        self.rechecks.append(node)
+        return len(self.rechecks) - 1
 
     def kernel(self, params: list, dtypes: list, body: list[str], grid, block) -> str:
         """Add a kernel ``def kN(*params): body`` typed 1-D C arrays of ``dtypes`` and
@@ -226,7 +236,8 @@ class Gen:
         self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
         return Program(self._module(params), tuple(v.aval for v in g.inputs),
                        tuple(self.consts), tuple(self.host), tuple(self.kernels),
-                       self.reasons, list(zip(self.host, self.reasons)))
+                       self.reasons, list(zip(self.host, self.reasons)),
+                       tuple(self.rechecks))
 
     def _nodes(self, top: bool) -> None:
         g = self.graph

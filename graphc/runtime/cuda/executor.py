@@ -30,10 +30,10 @@ _modules_lock = threading.Lock()
 class _Ctx:
     """What one executor's program reads at run time besides its inputs."""
 
-    __slots__ = ("consts", "host", "graph")
+    __slots__ = ("consts", "host", "rechecks", "graph")
 
-    def __init__(self, consts, host, graph):
-        self.consts, self.host, self.graph = consts, host, graph
+    def __init__(self, consts, host, rechecks, graph):
+        self.consts, self.host, self.rechecks, self.graph = consts, host, rechecks, graph
 
 
 class Executor:
@@ -67,7 +67,7 @@ class Executor:
         if self._program_fn is not None:
             with target.cuda().gpus[index]:
                 consts = [target.to_device_flat(c, c.dtype) for c in self.program.consts]
-            self._ctx = _Ctx(consts, self.program.host_nodes, graph)
+            self._ctx = _Ctx(consts, self.program.host_nodes, self.program.rechecks, graph)
         self._shapes = [tuple(v.aval.shape) for v in graph.outputs]
         # entering a device context costs a few microseconds a call: only with several GPUs
         gpus = target.cuda().gpus
@@ -155,7 +155,8 @@ def _exec(source: str, index: int):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = {"cuda": cuda, "numba": numba, "_kernel": cuda.jit, "_empty": cuda.device_array,
           "_host": _host,
-          "_pred": _pred, "_index": _index, **devmath.namespaces(target.simulator())}
+          "_pred": _pred, "_index": _index, "_flag": _flag, "_recheck": _recheck,
+          **devmath.namespaces(target.simulator())}
     with cuda.gpus[index]:
         exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own generated code
     return ns[codegen.FN_NAME]
@@ -171,20 +172,38 @@ def _index(x) -> int:
     return int(x.copy_to_host()[0])
 
 
+def _flag():
+    """A zeroed one-element int32 device array a kernel sets when an index is bad."""
+    return target.cuda().to_device(np.zeros(1, np.int32))
+
+
+def _recheck(ctx, k, args):
+    """A kernel flagged a bad index: run the node on the host, which raises the
+    interpreter's error for it."""
+    _run_on_host(ctx.graph, ctx.rechecks[k], args)
+    raise AssertionError(f"the CUDA kernel of {ctx.rechecks[k].op.name} flagged a bad "
+                         "index that NumPy accepts (a graphc bug: please report it)")
+
+
 def _host(ctx, k, args):
     """Run host node ``k`` on NumPy copies of its operands; its results back on the device."""
     node = ctx.host[k]
+    results = _run_on_host(ctx.graph, node, args)
+    return tuple(target.to_device_flat(r, v.aval.dtype) for r, v in zip(results, node.outputs))
+
+
+def _run_on_host(graph, node, args) -> list:
+    """``node``'s op on host copies of ``args``; errors name the node and the user's line."""
     arrays = [target.to_host(a, v.aval.shape) for a, v in zip(args, node.inputs)]
     try:
         result = node.op.ref(*arrays, **(node.attrs or {}))
     except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
         from graphc.ops.registry import kernel_error
 
-        where = f" (while executing {node_signature(ctx.graph, node)}"
+        where = f" (while executing {node_signature(graph, node)}"
         where += f", traced at {node.src})" if node.src else ")"
         wrapped = kernel_error(node.op, e, arrays, where)
         if wrapped is e:
             raise
         raise wrapped from None
-    results = result if node.op.multiple_results else [result]
-    return tuple(target.to_device_flat(r, v.aval.dtype) for r, v in zip(results, node.outputs))
+    return result if node.op.multiple_results else [result]

@@ -27,11 +27,12 @@ class _Recorded:
         return self
 
 
-def compile_kernels(program, cc=(9, 0), seen=None) -> dict:
+def compile_kernels(program, cc=(9, 0), seen=None, only=None) -> dict:
     """``{kernel name: ptx text}`` for every kernel of ``program`` (a
     :class:`~graphc.runtime.cuda.codegen.Program`); raises numba's error for the first
     kernel that does not compile. ``seen``: a set of kernel texts already compiled (by
-    an earlier call), skipped here and updated."""
+    an earlier call), skipped here and updated; ``only``: the names to compile (default
+    all)."""
     import numba
     from numba import cuda
 
@@ -50,6 +51,8 @@ def compile_kernels(program, cc=(9, 0), seen=None) -> dict:
     out = {}
     with _device_cc(cc):
         for name, sig in program.kernels:
+            if only is not None and name not in only:
+                continue
             if seen is not None:
                 if texts[name] in seen:
                     continue
