@@ -79,29 +79,34 @@ def has_device_tensor(values) -> bool:
     return False
 
 
-def choose(values, what: str) -> str:
-    """The device work on ``values`` runs on; ``DeviceError`` for a mix of devices."""
+def choose(values, what) -> str:
+    """The device work on ``values`` runs on; ``DeviceError`` for a mix of devices.
+    ``what`` names the work in the message: an op's name, or a ``ConcreteFunction``."""
     target = scope.current()
-    first = None  # (device, description) of the first placed operand
+    first = None  # (device, value, position) of the first placed operand
     for i, v in enumerate(values):
         dev = device_of(v)
         if dev is None:
             continue
         if target is not None and dev != target:
             raise DeviceError(
-                f"{what}: {_operand(v, i)} is on {dev} but the enclosing gc.device scope "
+                f"{_label(what)}: {_operand(v, i)} is on {dev} but the enclosing gc.device scope "
                 f"is {target}{source_info.where()}. graphc never moves a tensor "
                 f"implicitly: copy it with gnp.copy(x) under gc.device({target!r}) first")
         if first is None:
-            first = (dev, _operand(v, i))
+            first = (dev, v, i)
         elif dev != first[0]:
             raise DeviceError(
-                f"{what}: operands on different devices: {first[1]} is on {first[0]}, "
-                f"{_operand(v, i)} is on {dev}{source_info.where()}. Copy one with "
-                f"gnp.copy(x) under gc.device({first[0]!r}) (or {dev!r}) first")
+                f"{_label(what)}: operands on different devices: {_operand(first[1], first[2])} "
+                f"is on {first[0]}, {_operand(v, i)} is on {dev}{source_info.where()}. Copy "
+                f"one with gnp.copy(x) under gc.device({first[0]!r}) (or {dev!r}) first")
     if target is not None:
         return target
     return first[0] if first is not None else CPU
+
+
+def _label(what) -> str:
+    return what if isinstance(what, str) else f"gc.function {what.name!r}"
 
 
 def _operand(v, i: int) -> str:

@@ -282,7 +282,7 @@ class ConcreteFunction:
                 arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
         if _placing and _scoped.stack or placement.made and placement.has_device_tensor(
                 arrays):
-            device = placement.choose(arrays, f"gc.function {self.name!r}")
+            device = placement.choose(arrays, self)
             if device != placement.CPU:
                 outs = placement.run_call(self, device, arrays)
                 return outs[0] if self._single else self._wrap_outputs(outs)

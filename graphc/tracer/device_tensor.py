@@ -21,7 +21,7 @@ from graphc.tracer.tensor import Tensor
 class DeviceTensor(Tensor):
     """An eager tensor on a device other than the CPU; create it with ``wrap``."""
 
-    __slots__ = ("_dev", "_device", "_host")
+    __slots__ = ("_dev", "_device", "_host", "_shape", "_dtype")
 
     @property
     def _np(self) -> np.ndarray:
@@ -43,15 +43,15 @@ class DeviceTensor(Tensor):
     def aval(self):
         from graphc.tracer.ir import Aval
 
-        return Aval(tuple(self._dev.shape), np.dtype(self._dev.dtype))
+        return Aval(self._shape, self._dtype)
 
     @property
     def shape(self) -> tuple:
-        return tuple(self._dev.shape)
+        return self._shape
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(self._dev.dtype)
+        return self._dtype
 
     @property
     def size(self) -> int:
@@ -74,4 +74,6 @@ def wrap(dev_array, device: str) -> DeviceTensor:
     t._dev = dev_array
     t._device = device
     t._host = None
+    t._shape = tuple(dev_array.shape)
+    t._dtype = np.dtype(dev_array.dtype)
     return t

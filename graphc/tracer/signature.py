@@ -17,6 +17,7 @@ import enum
 import numpy as np
 
 from graphc.dtypes import as_dtype
+from graphc.tracer.device_tensor import DeviceTensor
 from graphc.tracer.tensor import Tensor
 
 
@@ -137,6 +138,8 @@ def structure_key(x):
         return (t, x)
     if t is float:
         return (float, ExactFloat(x))
+    if t is DeviceTensor:  # a tensor on a GPU keys like any tensor (the device is not
+        return (x._dtype, x._shape)  # part of the trace, only of the executor)
     if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, "_fields")):
         return (t, tuple(structure_key(v) for v in x))
     if t is dict:
