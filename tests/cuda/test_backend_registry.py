@@ -35,22 +35,15 @@ ON_HOST = {
     'arange': 'no CUDA kernel for op arange',
     'argsort': 'no CUDA kernel for op argsort',
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
-    'cumprod': 'no CUDA kernel for op cumprod',
-    'cumsum': 'no CUDA kernel for op cumsum',
     'einsum': 'no CUDA kernel for op einsum',
-    'eye': 'no CUDA kernel for op eye',
     'inner': 'no CUDA kernel for op inner',
     'linspace': 'no CUDA kernel for op linspace',
-    'outer': 'no CUDA kernel for op outer',
     'pad': 'no CUDA kernel for op pad',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
-    'repeat': 'no CUDA kernel for op repeat',
     'sort': 'no CUDA kernel for op sort',
-    'split': 'no CUDA kernel for op split',
     'std': 'no CUDA kernel for op std',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'tensordot': 'no CUDA kernel for op tensordot',
-    'tile': 'no CUDA kernel for op tile',
     'trace': 'no CUDA kernel for op trace',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
     'var': 'no CUDA kernel for op var',
@@ -89,8 +82,9 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 # Ops with hand-written kernels whose every sample runs as a kernel (where it does): their
 # axis / key / batch variants generate different code.
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "dot", "expand_dims",
-               "flip", "full", "full_like", "gather", "getitem", "matmul", "reshape", "shape",
-               "squeeze", "stack", "take", "take_along_axis", "transpose")
+               "cumprod", "cumsum", "eye", "flip", "full", "full_like", "gather", "getitem",
+               "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze", "stack", "take",
+               "take_along_axis", "tile", "transpose")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]

@@ -131,6 +131,7 @@ def generate(graph: Graph) -> Program:
 def _register() -> None:
     """Import the emitter modules (they register into :data:`EMITTERS`)."""
     from graphc.runtime.cuda import (  # noqa: F401
+        kernels_array,
         kernels_control,
         kernels_elementwise,
         kernels_index,

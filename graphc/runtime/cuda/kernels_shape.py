@@ -187,3 +187,4 @@ def _shape(g, node, ins, outs):
     g.consts.append(arr)
     g.line(f"{outs[0]} = ctx.consts[{len(g.consts) - 1}]")
     return [DVal(outs[0], aval)]
+
