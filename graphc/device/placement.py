@@ -51,7 +51,7 @@ def to_host(dev_array, device: str) -> np.ndarray:
 
 def to_device(array, device: str):
     """Copy a host array to ``device``; its device array."""
-    return _backend().to_device(np.ascontiguousarray(array), _index(device))
+    return _backend().to_device(np.asarray(array), _index(device))
 
 
 def placed(array, device: str) -> Tensor:
@@ -124,8 +124,8 @@ def run_eager(op, args, attrs, operands):
     cuda = _backend()
     index = _index(device)
     arrays = [a._dev if type(a) is DeviceTensor
-              else cuda.to_device(np.ascontiguousarray(a), index)
-              for a in operands(op, args)]
+              else cuda.to_device(np.asarray(a), index)
+              for a in operands(op, args, device=True)]
     try:
         out = cuda.run_op(op, attrs, arrays)
     except DeviceError:
@@ -141,7 +141,7 @@ def run_eager(op, args, attrs, operands):
 
 def _on(cuda, out, device):
     if not cuda.is_device_array(out):
-        out = cuda.to_device(np.ascontiguousarray(out), _index(device))
+        out = cuda.to_device(np.asarray(out), _index(device))
     return placed(out, device)
 
 

@@ -123,10 +123,11 @@ def all_ops() -> dict[str, OpDef]:
 
 
 # --------------------------------------------------------------------------- operands
-def _operands(op: OpDef, args) -> list:
+def _operands(op: OpDef, args, device: bool = False) -> list:
     """Turn call arguments into eager arrays / symbolic tensors, resolving weak scalars.
 
-    Returns a list whose items are ``np.ndarray`` (eager) or ``Tensor`` (symbolic).
+    Returns a list whose items are ``np.ndarray`` (eager) or ``Tensor`` (symbolic); with
+    ``device=True`` tensors on a GPU stay ``DeviceTensor``s (else: their host values).
     """
     weak = op.weak
     out = []
@@ -149,7 +150,7 @@ def _operands(op: OpDef, args) -> list:
                 weak_at.append(i)
             out.append(a)
         else:
-            arr = a if t is np.ndarray else _to_array(a, op)
+            arr = a if t is np.ndarray or device and t is DeviceTensor else _to_array(a, op)
             out.append(arr)
             if weak and (weak == ALL or i in weak):
                 if strong is None:
@@ -200,8 +201,6 @@ def _bind_weak(op: OpDef, args, attrs):
 
 
 def _to_array(value, op):
-    if type(value) is DeviceTensor:  # kept whole: the device dispatch or a trace takes it
-        return value
     as_tensor = getattr(value, "_graphc_tensor_", None)
     if as_tensor is not None:  # a gc.Variable: read it (a read node while tracing)
         value = as_tensor()

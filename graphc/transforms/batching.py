@@ -19,6 +19,7 @@ traced program). One ``VectorizationWarning`` per call names them all;
 from __future__ import annotations
 
 from graphc import errors
+from graphc.device.placement import scope_for
 from graphc.errors import VectorizationWarning
 from graphc.ops import batch_util as bu
 from graphc.ops.control_trace import enter, to_value
@@ -82,9 +83,10 @@ def _batched(graph, captured, leaves, size, looped) -> list:
     env = {v.id: (x, 0) for v, x in zip(graph.inputs, leaves)}
     for inner, outer in captured:
         env[inner.id] = (outer, None)
-    for node in graph.nodes:
-        _walk_node(node, env, size, leaves, looped)
-    return [bu.with_batch(*env[v.id], size) for v in graph.outputs]
+    with scope_for(leaves):  # a batch on a GPU: the walk's constants are made there
+        for node in graph.nodes:
+            _walk_node(node, env, size, leaves, looped)
+        return [bu.with_batch(*env[v.id], size) for v in graph.outputs]
 
 
 class BatchingRefused(ValueError):

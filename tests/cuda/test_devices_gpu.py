@@ -245,3 +245,24 @@ def test_example_runs_on_the_simulated_gpu():
     assert "prediction lives on cuda:0 and scaled on cuda:0" in out.stdout
     assert "copy lives on cpu:0" in out.stdout
     assert "DeviceError: add: operands on different devices" in out.stdout
+
+
+def test_scalars_keep_rank_zero():
+    with gc.device(GPU):
+        s = gc.constant(2.5)
+        c = gnp.copy(np.float32(3))
+        x = gc.constant(A)
+    on_gpu(s, 2.5)
+    assert s.shape == () and c.shape == () and (s * 2).shape == ()
+    on_gpu(s * 2, 5.0)
+    on_gpu(x[0, 0] + s, 3.5)
+
+
+def test_host_callbacks_and_transforms_on_gpu_tensors():
+    with gc.device(GPU):
+        x = gc.constant(A)
+    sorted_rows = gc.numpy_function(lambda a: np.sort(a, axis=1), [x], x.dtype)
+    assert sorted_rows.device == "cpu:0"  # the callback ran on host values
+    np.testing.assert_array_equal(sorted_rows.numpy(), np.sort(A, axis=1))
+    on_gpu(gc.vectorized_map(lambda row: row * 2 + 1, x), A * 2 + 1)  # constants made there
+    on_gpu(gc.map_fn(lambda row: gnp.sum(row), x), A.sum(axis=1))
