@@ -15,6 +15,7 @@ split. Ops whose inputs are all whole need no rule: they run whole wherever need
 * :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans).
 * :class:`Loop`, :class:`Branch`: control flow whose subgraphs run per block; the trip
   count or branch must not depend on chunked data.
+* :class:`Matmul`: a product whose contracted dim is whole (rows or columns chunked).
 
 Nothing here imports Dask.
 """
@@ -165,5 +166,34 @@ class Branch:
         return joined
 
 
+class Matmul:
+    """``matmul``: blockwise while the contracted dim (``a``'s last, ``b``'s first of its
+    last two) is whole: a block of ``a``'s rows times a block of ``b``'s columns is a
+    block of the product. Stacked (batch) dims may be chunked on one operand only."""
+
+    def place(self, node, places, walk):
+        pa, pb = places
+        if pa[-1] is not None or pb[-2 if len(pb) > 1 else 0] is not None:
+            walk.refuse(node, "it contracts an axis that is split into chunks (a "
+                              "contraction across chunks); rechunk that axis to one chunk")
+        batch_a, batch_b = pa[:-2], pb[:-2]
+        if any(label is not None for label in batch_a) and any(
+                label is not None for label in batch_b):
+            walk.refuse(node, "both operands' stacked dims are chunked")
+        shape_a, shape_b = (v.aval.shape[:-2] for v in node.inputs)
+        for labels, other in ((batch_a, shape_b), (batch_b, shape_a)):
+            for k in range(1, min(len(labels), len(other)) + 1):  # aligned from the right
+                if labels[-k] is not None and other[-k] != 1:
+                    walk.refuse(node, "a chunked stacked dim meets a whole one of size "
+                                      f"{other[-k]}")
+        batch = max(batch_a, batch_b, key=lambda p: (any(p), len(p)))
+        rows = (pa[-2],) if len(pa) > 1 else ()
+        cols = (pb[-1],) if len(pb) > 1 else ()
+        rank = len(node.outputs[0].aval.shape)
+        batch = (None,) * (rank - len(rows) - len(cols) - len(batch)) + batch
+        return [batch + rows + cols]
+
+
 LOOP = Loop()
 BRANCH = Branch()
+MATMUL = Matmul()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.ops import blocks
 from graphc.ops.attr_types import INT, INT_OR_INTS, STR, one_of, tuple_of
 from graphc.ops.registry import ALL, OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes, probe_infer
@@ -337,6 +338,7 @@ def _matmul_batch(args, dims):
 
 
 MATMUL.batch = _matmul_batch
+MATMUL.blocks = blocks.MATMUL  # graphc.dask: blockwise while the contracted dim is whole
 
 # dot, inner, outer, tensordot, einsum: one einsum with a batch label
 # (graphc/ops/linalg_batch.py).

@@ -120,6 +120,21 @@ def test_per_block_tensor_while():
     _same(halve, X2 * 8, chunks=[(3, 3)])
 
 
+def test_matmul_with_a_whole_contracted_dim():
+    rng = np.random.default_rng(5)
+    w1, b1 = rng.standard_normal((7, 16)).astype(np.float32), np.ones(16, np.float32)
+    w2 = rng.standard_normal((16, 3)).astype(np.float32)
+
+    @gc.function
+    def predict(x, w1, b1, w2):
+        return gc.maximum(x @ w1 + b1, 0.0) @ w2
+
+    out = _same(predict, X2, w1, b1, w2, chunks=[(4, 7), None, None, None], rtol=1e-5)
+    assert out.chunks == ((4, 4, 1), (3,))
+    cols = rng.standard_normal((7, 10)).astype(np.float32)
+    _same(gc.function(lambda a, b: a @ b), X2, cols, chunks=[None, (7, 4)], rtol=1e-5)
+
+
 def test_map_blocks_python_function_and_structures():
     y = gc.dask.map_blocks(lambda x: {"a": x + 1.0, "n": 3}, da.from_array(X1, chunks=10))
     assert y["n"] == 3
@@ -128,7 +143,8 @@ def test_map_blocks_python_function_and_structures():
 
 @pytest.mark.parametrize("fn, op, why", [
     (lambda x: gc.numpy.cumsum(x, axis=0), "cumsum", "split into chunks"),
-    (lambda x: gc.matmul(x, x), "matmul", "no block rule"),
+    (lambda x: gc.matmul(x, x), "matmul", "contracts an axis that is split"),
+    (lambda x: gc.transpose(x), "transpose", "no block rule"),
     (lambda x: x[x > 0], "getitem", "no block rule"),
     (lambda x, w=np.array([1.0, -1.0, 2.0]): (x + 1.0, w[w > 0]), "getitem",
      "shape that depends on data"),
