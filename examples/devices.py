@@ -47,6 +47,7 @@ with gc.device(device):
     prediction = predict(batch, w1, w2)
     scaled = prediction * 2  # an eager op on the device, next to its operand
 print("prediction lives on", prediction.device, "and scaled on", scaled.device)
+print("backing device (TensorFlow's name):", prediction.backing_device)
 
 # Copy the result to the CPU: gnp.copy under a device scope copies to that device.
 with gc.device("/device:CPU:0"):

@@ -93,6 +93,11 @@ class Tensor:
         return "cpu:0"
 
     @property
+    def backing_device(self) -> str:
+        """TensorFlow's name for where the data lives: the same as ``device`` here."""
+        return self.device
+
+    @property
     def T(self):
         return _gnp.transpose(self)
 

@@ -126,7 +126,7 @@ def test_cpu_scope_places_on_cpu():
         t = gc.constant([1.0, 2.0]) * 2
         c = gnp.copy(t)
     assert scope.current() is None
-    assert t.device == c.device == "cpu:0"
+    assert t.device == c.device == c.backing_device == "cpu:0"
     np.testing.assert_array_equal(c.numpy(), [2.0, 4.0])
 
 

@@ -17,7 +17,7 @@ A = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
 
 
 def on_gpu(t, expected):
-    assert isinstance(t, DeviceTensor) and t.device == GPU
+    assert isinstance(t, DeviceTensor) and t.device == t.backing_device == GPU
     np.testing.assert_allclose(t.numpy(), expected, rtol=1e-6, atol=1e-6)
 
 
