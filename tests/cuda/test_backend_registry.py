@@ -41,12 +41,10 @@ ON_HOST = {
     'pad': 'no CUDA kernel for op pad',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'sort': 'no CUDA kernel for op sort',
-    'std': 'no CUDA kernel for op std',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'tensordot': 'no CUDA kernel for op tensordot',
     'trace': 'no CUDA kernel for op trace',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
-    'var': 'no CUDA kernel for op var',
     'vdot': 'no CUDA kernel for op vdot',
 }
 
@@ -81,10 +79,10 @@ REASONS = {name: _reason(name) for name in OPS}
 ON_GPU = [name for name in OPS if REASONS[name] is None]
 # Ops with hand-written kernels whose every sample runs as a kernel (where it does): their
 # axis / key / batch variants generate different code.
-ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "dot", "expand_dims",
-               "cumprod", "cumsum", "eye", "flip", "full", "full_like", "gather", "getitem",
-               "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze", "stack", "take",
-               "take_along_axis", "tile", "transpose")
+ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum", "dot",
+               "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
+               "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze", "stack",
+               "std", "take", "take_along_axis", "tile", "transpose", "var")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]

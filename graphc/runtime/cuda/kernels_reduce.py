@@ -148,3 +148,30 @@ def _argreduce(g, node, ins, outs):
     return _kernel(g, x, axes, node.outputs[0].aval, outs, init, fold, tree, "o0[o] = si[0]",
                    [("sh", vt), ("si", np.dtype(np.int64))])
 
+
+
+@emitter("std", "var")
+def _moments(g, node, ins, outs):
+    """Two tree reductions in one kernel per output, as NumPy computes them: the mean,
+    then the sum of squared deviations from it, over ``n - ddof`` (std: its sqrt)."""
+    x, out = ins[0], node.outputs[0].aval
+    axes = _axes(node.attrs, len(x.shape))
+    nred = math.prod(x.shape[d] for d in axes)
+    if nred == 0 or out.dtype.kind != "f":
+        raise Unsupported(f"{node.op.name} of an empty axis or with a {out.dtype} result")
+    acc = out.dtype
+    elem = cast("v", acc)
+    tree = _tree(["sh[t] = sh[t] + sh[t + s]"])
+    fold = [f"acc = acc + {elem}"]
+    # first pass: the mean, broadcast to every thread through slot 0
+    init = [f"acc = {literal(0, acc)}", "r = t", f"while r < {nred}:",
+            f"    v = a0[base + {offset_expr(x.shape, axes, 'r')}]",
+            *("    " + ln for ln in fold), f"    r += {_block(nred)}",
+            "sh[t] = acc", *tree, f"mean = sh[0] / {literal(nred, acc)}", "cuda.syncthreads()",
+            f"acc = {literal(0, acc)}"]
+    fold2 = [f"d = {elem} - mean", f"acc = acc + {cast('d * d', acc)}"]
+    res = f"(sh[0] / {literal(nred - node.attrs.get('ddof', 0), acc)})"
+    if node.op.name == "std":
+        res = f"np.sqrt({res})"
+    return _kernel(g, x, axes, out, outs, init, fold2, ["sh[t] = acc", *tree],
+                   f"o0[o] = {cast(res, out.dtype)}", [("sh", acc)])
