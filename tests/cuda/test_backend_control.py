@@ -66,6 +66,7 @@ def test_control_flow_matches_the_interpreter(example):
     graph = _graph(fn, args)
     ex = cuda.executor_for(graph, strict=True)
     assert ex.backend == "cuda"
+    assert "synchronizations) in the program: " in ex.explain()
     for inputs in [args, *more]:
         want = run_graph(graph, list(inputs))
         got = ex([cuda.to_device(np.asarray(a)) for a in inputs])

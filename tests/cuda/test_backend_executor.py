@@ -66,6 +66,14 @@ def test_fused_broadcasting_consts_casts():
     assert executor.load(ex.program, 0) is executor.load(codegen.generate(graph), 0)
 
 
+def test_import_graphc_imports_no_numba():
+    code = ("import sys, graphc, graphc.numpy; "
+            "print('numba' in sys.modules, 'numba.cuda' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert out.stdout.split() == ["False", "False"], out.stderr
+
+
 def test_wrong_inputs_say_what_was_expected():
     ex = cuda.executor_for(optimized(_sigmoid_bias, X, B, N))
     with pytest.raises(ValueError, match=r"input 1 is float64\[4\] but the graph was traced "

@@ -101,8 +101,14 @@ class Executor:
 
     def explain(self) -> str:
         """A few lines on how this graph runs on the GPU and why."""
+        src = self.program.source.split(f"def {codegen.FN_NAME}(", 1)[-1]
+        syncs = src.count("_pred(") + src.count("_index(")
         lines = [f"backend: {self.backend} (device cuda:{self.index})",
                  f"kernels: {len(self.program.kernels)}"]
+        if syncs:
+            lines.append(f"device-to-host scalar copies (synchronizations) in the program: "
+                         f"{syncs}" + (", those in a while loop once per iteration"
+                                       if "while True:" in src else ""))
         if self.reasons:
             lines += fallback.explain_lines(self.items())
         return "\n".join(lines)
