@@ -36,16 +36,13 @@ ON_HOST = {
     'argsort': 'no CUDA kernel for op argsort',
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'einsum': 'no CUDA kernel for op einsum',
-    'inner': 'no CUDA kernel for op inner',
     'linspace': 'no CUDA kernel for op linspace',
     'pad': 'no CUDA kernel for op pad',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'sort': 'no CUDA kernel for op sort',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
-    'tensordot': 'no CUDA kernel for op tensordot',
     'trace': 'no CUDA kernel for op trace',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
-    'vdot': 'no CUDA kernel for op vdot',
 }
 
 OPS = sorted(name for name, op in all_ops().items()
@@ -81,8 +78,9 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 # axis / key / batch variants generate different code.
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum", "dot",
                "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
-               "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze", "stack",
-               "std", "take", "take_along_axis", "tile", "transpose", "var")
+               "inner", "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze",
+               "stack", "std", "take", "take_along_axis", "tensordot", "tile", "transpose",
+               "var", "vdot")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]

@@ -1,4 +1,5 @@
-"""``matmul`` and ``dot`` as a tiled shared-memory CUDA kernel.
+"""``matmul`` and ``dot`` as a tiled shared-memory CUDA kernel; ``tensordot``, ``inner`` and
+``vdot`` as that kernel after moving the contracted axes with affine copies.
 
 Each block computes a ``T x T`` tile of one matrix of the (broadcast) batch: for every
 ``T``-wide slice of the contraction dimension its threads load one element of each
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import math
 
-from graphc.runtime.cuda.codegen import emitter, numba_type, settings, strides
+from graphc.runtime.cuda.codegen import DVal, emitter, numba_type, settings, strides
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
+from graphc.tracer.ir import Aval
 
 TILE = 16
 MAX_Z = 65535  # CUDA's limit on gridDim.z
@@ -46,11 +48,15 @@ def _batch_offset(batch_shape, out_batch, mat_size) -> str:
 @emitter("matmul", "dot")
 def _matmul(g, node, ins, outs):
     a, b = ins
-    out = node.outputs[0].aval
     if not a.shape or not b.shape:
         raise Unsupported("a 0-d operand (that is an elementwise multiply)")
     if node.op.name == "dot" and (len(a.shape) > 2 or len(b.shape) > 2):
         raise Unsupported("dot of N-d arrays (not a matmul)")
+    return [matmul_into(g, a, b, node.outputs[0].aval, outs[0])]
+
+
+def matmul_into(g, a, b, out, name):
+    """Emit ``name = a @ b`` (NumPy's matmul shapes) into a new array of ``out``."""
     if out.dtype.kind not in "iuf":
         raise Unsupported(f"matmul with a {out.dtype} result")
     m, k = (1, a.shape[0]) if len(a.shape) == 1 else a.shape[-2:]
@@ -88,12 +94,67 @@ def _matmul(g, node, ins, outs):
         f"        o0[z * {m * n} + row * {n} + col] = acc",
         "    z += cuda.gridDim.z",
     ]
-    val = g.alloc(outs[0], out)
+    val = g.alloc(name, out)
     if nbatch * m * n:
         grid = (-(-n // t), -(-m // t), min(nbatch, MAX_Z, settings.max_grid))
         kname = g.kernel(["a0", "a1", "o0"], [a.aval.dtype, b.aval.dtype, dt], body, grid,
                          (t, t))
-        g.line(f"{kname}({a.name}, {b.name}, {outs[0]})")
+        g.line(f"{kname}({a.name}, {b.name}, {name})")
     elif math.prod(out.shape):  # k == 0: zeros
-        g.line(f"{outs[0]}[:] = 0")
-    return [val]
+        g.line(f"{name}[:] = 0")
+    return val
+
+
+# ----------------------------------------------------------------------- contractions
+def _moved(g, x, perm, shape2):
+    """``x`` transposed by ``perm`` (an affine copy unless ``perm`` is the identity) and
+    viewed as the 2-D ``shape2``."""
+    from graphc.runtime.cuda.kernels_shape import copy
+
+    if list(perm) != sorted(perm) and x.size > 1:
+        st = strides(x.shape)
+        name = g.tmp("t")
+        g.alloc(name, Aval(tuple(x.shape[p] for p in perm), x.aval.dtype))
+        copy(g, x, name, [x.shape[p] for p in perm], 0, [st[p] for p in perm])
+        return DVal(name, Aval(shape2, x.aval.dtype))
+    return DVal(x.name, Aval(shape2, x.aval.dtype), x.lit)
+
+
+def contract(g, a, b, a_axes, b_axes, out, name):
+    """``tensordot(a, b, (a_axes, b_axes))`` as one matmul: ``a``'s free axes then its
+    contracted ones, ``b``'s contracted axes then its free ones, each moved by an affine
+    copy when needed, then the tiled kernel on the ``(M, K) @ (K, N)`` views."""
+    a_free = [d for d in range(len(a.shape)) if d not in a_axes]
+    b_free = [d for d in range(len(b.shape)) if d not in b_axes]
+    m = math.prod(a.shape[d] for d in a_free)
+    k = math.prod(a.shape[d] for d in a_axes)
+    n = math.prod(b.shape[d] for d in b_free)
+    a2 = _moved(g, a, a_free + list(a_axes), (m, k))
+    b2 = _moved(g, b, list(b_axes) + b_free, (k, n))
+    matmul_into(g, a2, b2, Aval((m, n), out.dtype), name)
+    return DVal(name, out)
+
+
+@emitter("tensordot")
+def _tensordot(g, node, ins, outs):
+    a, b = ins
+    axes = node.attrs.get("axes", 2)
+    if isinstance(axes, int):
+        a_axes = list(range(len(a.shape) - axes, len(a.shape)))
+        b_axes = list(range(axes))
+    else:
+        a_axes = [d % len(a.shape) for d in axes[0]]
+        b_axes = [d % len(b.shape) for d in axes[1]]
+    return [contract(g, a, b, a_axes, b_axes, node.outputs[0].aval, outs[0])]
+
+
+@emitter("inner", "vdot")
+def _inner(g, node, ins, outs):
+    a, b = ins
+    if not a.shape or not b.shape:
+        raise Unsupported("a 0-d operand (that is an elementwise multiply)")
+    if node.op.name == "vdot":  # both flattened (real dtypes: no conjugate)
+        a = DVal(a.name, Aval((a.size,), a.aval.dtype), a.lit)
+        b = DVal(b.name, Aval((b.size,), b.aval.dtype), b.lit)
+    return [contract(g, a, b, [len(a.shape) - 1], [len(b.shape) - 1],
+                     node.outputs[0].aval, outs[0])]
