@@ -144,3 +144,21 @@ def test_bad_indices_raise_the_interpreters_error(bad):
     with pytest.raises(type(want.value)) as got:
         ex(args)
     assert str(got.value) == str(want.value) and bad in str(got.value)
+
+
+def _sort_in_branch(x):
+    if gnp.sum(x) > 0:
+        y = gnp.sort(x) * 2.0
+    else:
+        y = x + 1.0
+    return y * y
+
+
+def test_a_branch_without_kernels_runs_the_whole_cond_on_the_host():
+    x = np.array([3.0, -1.0, 2.0], np.float32)
+    graph = optimized(_sort_in_branch, x)
+    with pytest.warns(FallbackWarning, match="sort"):
+        ex = cuda.executor_for(graph)
+    assert ex.backend == "cuda+host"
+    for arg in (x, -x):
+        np.testing.assert_array_equal(cuda.to_host(ex([arg])[0]), run_graph(graph, [arg])[0])

@@ -186,8 +186,7 @@ class Gen:
             self._n = 0
             self.prefix = ""
         else:  # an inlined branch or loop body writes into the parent's module
-            for k in ("lines", "kernel_src", "kernels", "consts", "host", "rechecks",
-                      "depth"):
+            for k in (*self._LISTS, "depth"):
                 setattr(self, k, getattr(parent, k))
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
@@ -244,15 +243,29 @@ class Gen:
         g = self.graph
         for node in g.nodes:
             self.line(f"# {node_signature(g, node)}")
+            mark = self._mark()
             try:
                 self._node(node)
             except Unsupported as e:
+                self._rollback(mark)  # a branch may have been emitted in part
                 where = f" (traced at {node.src})" if node.src else ""
                 reason = f"{node_signature(g, node)}: {e}{where}"
                 if not top:
                     raise Unsupported(f"in {g.name}: {reason}") from None
                 self.reasons.append(reason)
                 self._host(node)
+
+    _LISTS = ("lines", "kernel_src", "kernels", "consts", "host", "rechecks")
+
+    def _mark(self) -> tuple:
+        return (self.depth, *(len(getattr(self, k)) for k in self._LISTS))
+
+    def _rollback(self, mark) -> None:
+        """Forget what a node that turned out unsupported emitted (lists are shared with
+        child generators, so truncating them drops the children's output too)."""
+        self.depth = mark[0]
+        for k, n in zip(self._LISTS, mark[1:]):
+            del getattr(self, k)[n:]
 
     def inline(self, graph: Graph, args: list[DVal]) -> list[DVal]:
         """Emit ``graph`` (a branch or loop body) here with its inputs bound to ``args``."""
