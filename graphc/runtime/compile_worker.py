@@ -10,7 +10,7 @@ as any other process: :mod:`cache_entry`), and the caller then loads it from the
 
 ``submit(key, source, signature) -> Job``; ``Job.wait()`` -> True when the worker left
 a verified entry for ``key`` on disk. The worker is one child process per parent,
-started on first use (``python -m graphc.runtime.compile_worker``), fed JSON lines on its
+started on first use (``sys.executable`` with this process's ``sys.path``), fed JSON lines on its
 stdin (key, generated source, argument types, the parent's cache directory at the time;
 never pickles) and answering one JSON line per job. It reads every job as soon as it
 arrives and finishes all of them even when the parent exits, so a short script's
@@ -28,6 +28,8 @@ import sys
 import threading
 
 IDLE_EXIT = 120.0  # seconds an idle worker waits for a job before it exits
+_BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+         "from graphc.runtime.compile_worker import main; main()")
 
 
 class Job:
@@ -52,13 +54,10 @@ class _Worker:
     """The parent's handle on one worker process and its reply reader."""
 
     def __init__(self):
-        env = dict(os.environ)
-        import graphc  # the child must import this very graphc (tests run from a checkout)
-
-        root = os.path.dirname(os.path.dirname(os.path.abspath(graphc.__file__)))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        # the child imports what this process imports: its sys.path, exactly (a checkout,
+        # a virtual environment), not PYTHONPATH edits that could shadow the stdlib
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "graphc.runtime.compile_worker"], env=env,
+            [sys.executable, "-c", _BOOT, json.dumps(sys.path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, encoding="utf-8", start_new_session=True)
         self.jobs: dict[str, list[Job]] = {}
