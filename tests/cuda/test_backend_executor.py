@@ -87,14 +87,22 @@ def _with_sort(x):
     return gnp.sort(x * 2.0) + 1.0
 
 
-def test_ops_without_kernels_run_on_the_host_and_are_reported():
-    x = np.array([3.0, -1.0, 2.0], np.float32)
-    graph = optimized(_with_sort, x)
+def _partly_on_host(fn, *inputs):
+    """``fn``'s executor (it must warn about ``sort`` and run partly on the host), checked
+    against the interpreter on each input."""
+    graph = optimized(fn, inputs[0])
     with pytest.warns(FallbackWarning, match="sort"):
         ex = cuda.executor_for(graph)
     assert ex.backend == "cuda+host"
+    for x in inputs:
+        np.testing.assert_array_equal(cuda.to_host(ex([x])[0]), run_graph(graph, [x])[0])
+    return graph, ex
+
+
+def test_ops_without_kernels_run_on_the_host_and_are_reported():
+    x = np.array([3.0, -1.0, 2.0], np.float32)
+    graph, ex = _partly_on_host(_with_sort, x)
     assert "sort" in ex.explain() and "kernels: 2" in ex.explain()
-    np.testing.assert_array_equal(cuda.to_host(ex([x])[0]), run_graph(graph, [x])[0])
     with pytest.raises(FallbackError, match="sort"):
         cuda.executor_for(graph, strict=True)
 
@@ -156,9 +164,4 @@ def _sort_in_branch(x):
 
 def test_a_branch_without_kernels_runs_the_whole_cond_on_the_host():
     x = np.array([3.0, -1.0, 2.0], np.float32)
-    graph = optimized(_sort_in_branch, x)
-    with pytest.warns(FallbackWarning, match="sort"):
-        ex = cuda.executor_for(graph)
-    assert ex.backend == "cuda+host"
-    for arg in (x, -x):
-        np.testing.assert_array_equal(cuda.to_host(ex([arg])[0]), run_graph(graph, [arg])[0])
+    _partly_on_host(_sort_in_branch, x, -x)
