@@ -47,7 +47,8 @@ HOSTILE = [None, True, -1, 2 ** 70, 1.5, "", "__import__('os').system('exit 3')"
            "../../etc/passwd", [], {}, {"graph": 0}, {"graph": 99}, {"const": "nope"},
            {"variable": 7}, {"float": "nan(0)"}, {"pickle": "gASV"}, {"dtype": "object"},
            "no_such_op", [2 ** 62, 2 ** 62], {"shape": [10 ** 12] * 8, "dtype": "float64"},
-           [[[[[[[]]]]]]], {"output": 5}, 10 ** 5]
+           [[[[[[[]]]]]]], {"output": 5}, 10 ** 5, {"container": "type"},
+           {"container": "list"}, {"tuple": [{"container": "dict"}, "a"]}]
 
 
 def _npz_bytes(**arrays):
