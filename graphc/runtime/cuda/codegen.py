@@ -185,11 +185,15 @@ class Gen:
             self.depth = 1
             self._n = 0
             self.prefix = ""
+            self.pool: dict | None = {}  # (size, dtype) -> buffers free for reuse
+            self.owned: dict = {}        # buffer name -> (size, dtype), allocated here
+            self.root: dict = {}         # variable name -> the buffer it reuses
         else:  # an inlined branch or loop body writes into the parent's module
             for k in (*self._LISTS, "depth"):
                 setattr(self, k, getattr(parent, k))
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
+            self.pool = None  # buffers are reused at the top level only
         self.parent = parent
 
     # -- the interface emitters use
@@ -201,9 +205,29 @@ class Gen:
         return f"_{prefix}{self._n}"
 
     def alloc(self, name: str, aval) -> DVal:
-        """``name = <new flat device array for aval>``."""
-        self.line(f"{name} = _empty({math.prod(aval.shape)}, np.{np.dtype(aval.dtype).name})")
+        """``name = <a flat device array for aval>``: a new one, or at the top level the
+        buffer of a value no later node reads (``_reuse``)."""
+        key = (math.prod(aval.shape), np.dtype(aval.dtype).name)
+        if self.pool is not None and self.depth == 1:
+            if self.pool.get(key):
+                buf = self.pool[key].pop()
+                self.root[name] = buf
+                self.line(f"{name} = {buf}  # reused: its last reader ran before")
+                return DVal(name, aval)
+            self.owned[name] = key
+        self.line(f"{name} = _empty({key[0]}, np.{key[1]})")
         return DVal(name, aval)
+
+    def _reuse(self, live_ids) -> None:
+        """Put back in the pool every buffer this program allocated that no value in
+        ``live_ids`` (read by a later node or returned) lives in. Kernels run in order on
+        one stream, so a later kernel writing it runs after every earlier one read it."""
+        live = {self.root.get(self.vals[i].name, self.vals[i].name)
+                for i in live_ids if i in self.vals}
+        pooled = {b for names in self.pool.values() for b in names}
+        for buf, key in self.owned.items():
+            if buf not in live and buf not in pooled:
+                self.pool.setdefault(key, []).append(buf)
 
     def recheck(self, node) -> int:
         """The index of ``node`` in ``Program.rechecks``: the host reruns it (and raises
@@ -241,7 +265,12 @@ class Gen:
 
     def _nodes(self, top: bool) -> None:
         g = self.graph
-        for node in g.nodes:
+        live_after, live = [], {v.id for v in g.outputs}
+        for node in reversed(g.nodes):  # the values read after each node (or returned)
+            live_after.append(set(live))
+            live |= {v.id for v in node.inputs}
+        live_after.reverse()
+        for node, after in zip(g.nodes, live_after):
             self.line(f"# {node_signature(g, node)}")
             mark = self._mark()
             try:
@@ -254,17 +283,23 @@ class Gen:
                     raise Unsupported(f"in {g.name}: {reason}") from None
                 self.reasons.append(reason)
                 self._host(node)
+            if top and self.pool is not None:
+                self._reuse(after)
 
     _LISTS = ("lines", "kernel_src", "kernels", "consts", "host", "rechecks")
 
     def _mark(self) -> tuple:
-        return (self.depth, *(len(getattr(self, k)) for k in self._LISTS))
+        pool = None if self.pool is None else (
+            {k: list(v) for k, v in self.pool.items()}, dict(self.owned), dict(self.root))
+        return (self.depth, pool, *(len(getattr(self, k)) for k in self._LISTS))
 
     def _rollback(self, mark) -> None:
         """Forget what a node that turned out unsupported emitted (lists are shared with
         child generators, so truncating them drops the children's output too)."""
         self.depth = mark[0]
-        for k, n in zip(self._LISTS, mark[1:]):
+        if mark[1] is not None:
+            self.pool, self.owned, self.root = mark[1]
+        for k, n in zip(self._LISTS, mark[2:]):
             del getattr(self, k)[n:]
 
     def inline(self, graph: Graph, args: list[DVal]) -> list[DVal]:
