@@ -11,6 +11,8 @@ double for float64), and NumPy's own ufunc. Bounds are the measured maxima (docs
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -141,3 +143,31 @@ def test_accuracy(results, name, dtype):
     np.testing.assert_array_equal(np.isnan(y), np.isnan(ref))
     zero = ref == 0
     np.testing.assert_array_equal(np.signbit(y[zero]), np.signbit(ref[zero]))
+
+
+F32_LANES = ("tanh", "exp", "log1p", "log")  # computed in float32 (docs/vmath.md)
+
+
+def test_float32_functions_run_in_float32_lanes(tmp_path, monkeypatch):
+    """A fused float32 loop of exp, tanh, log and log1p vectorizes with float vectors
+    only: a float64 part would halve the lanes (16 float32 per 512-bit vector)."""
+    monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))  # compiled here: IR at hand
+    monkeypatch.setattr(numba_cpu.settings, "mode", "eager")
+    monkeypatch.setattr(numba_cpu.cache, "_memory", type(numba_cpu.cache._memory)())
+    with TraceContext("f32_lanes") as ctx:
+        v = ctx.new_input(Aval((4096,), F32))
+        y = v
+        for name in F32_LANES:
+            (y,) = ctx.add_node(registry.get(name), (y,), {}, (v.aval,))
+        graph = ctx.finish([y])
+    ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    assert all(f"V.{name}_f32(" in ex.program.source for name in F32_LANES)
+    dispatcher = numba_cpu.cache.lookup(ex.key)[0]
+    ir = dispatcher.inspect_llvm(dispatcher.signatures[0])
+    lanes = {int(n) for n in re.findall(r"<(\d+) x float>", ir)}
+    assert lanes and max(lanes) >= 4, "the loop did not vectorize"
+    assert not re.search(r"<\d+ x double>", ir), "a float64 vector in a float32 loop"
+    x = np.linspace(-3, 3, 4096, dtype=np.float32)
+    want = np.log(np.log1p(np.exp(np.tanh(x))))  # in (-1.2, 0.3): absolute error counts
+    np.testing.assert_allclose(ex([x])[0], want, rtol=1e-6, atol=1e-6)
