@@ -163,3 +163,37 @@ def test_untraced_function_refuses_to_save(tmp_path):
 
     with pytest.raises(SavedModelError, match="has not been traced"):
         gc.saved_model.save(f, tmp_path)
+
+
+def test_loaded_function_compiles_and_hits_the_program_cache(tmp_path):
+    """The original compiles (Numba) in one process; a fresh process that loads the saved
+    graph runs the same program, read from the disk cache instead of compiled again."""
+    prelude = textwrap.dedent(f"""
+        import numpy as np, graphc as gc
+        from graphc.runtime.cpu import numba_cpu
+        numba_cpu.settings.mode = "eager"
+        x = np.linspace(-1.0, 1.0, 6).astype(np.float32)
+        path = {str(tmp_path / "saved")!r}
+    """)
+    save = prelude + textwrap.dedent("""
+        @gc.function
+        def f(x):
+            return gc.sqrt(gc.exp(x * 2.0) + 1.0)
+        f(x)
+        ex = f.get_concrete_function(x).runtime
+        gc.saved_model.save(f, path)
+        print(ex.backend, ex.origin)
+    """)
+    load = prelude + textwrap.dedent("""
+        m = gc.saved_model.load(path)
+        got = m.f(x).numpy()
+        np.testing.assert_allclose(got, np.sqrt(np.exp(x * 2.0) + 1.0), rtol=1e-6)
+        ex = m.signatures["f"].runtime
+        print(ex.backend, ex.origin)
+    """)
+    env = {**os.environ, "GRAPHC_CACHE_DIR": str(tmp_path / "cache")}
+    for code, want in ((save, "numba compiled"), (load, "numba disk")):
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert res.returncode == 0, res.stderr[-2000:]
+        assert res.stdout.strip().splitlines()[-1] == want
