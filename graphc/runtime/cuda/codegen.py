@@ -188,6 +188,7 @@ class Gen:
             self.pool: dict | None = {}  # (size, dtype) -> buffers free for reuse
             self.owned: dict = {}        # buffer name -> (size, dtype), allocated here
             self.root: dict = {}         # variable name -> the buffer it reuses
+            self.pinned: set = set()     # buffers a control-flow result may alias
         else:  # an inlined branch or loop body writes into the parent's module
             for k in (*self._LISTS, "depth"):
                 setattr(self, k, getattr(parent, k))
@@ -218,12 +219,15 @@ class Gen:
         self.line(f"{name} = _empty({key[0]}, np.{key[1]})")
         return DVal(name, aval)
 
+    def _root(self, value_id) -> str:
+        name = self.vals[value_id].name
+        return self.root.get(name, name)
+
     def _reuse(self, live_ids) -> None:
         """Put back in the pool every buffer this program allocated that no value in
         ``live_ids`` (read by a later node or returned) lives in. Kernels run in order on
         one stream, so a later kernel writing it runs after every earlier one read it."""
-        live = {self.root.get(self.vals[i].name, self.vals[i].name)
-                for i in live_ids if i in self.vals}
+        live = {self._root(i) for i in live_ids if i in self.vals} | self.pinned
         pooled = {b for names in self.pool.values() for b in names}
         for buf, key in self.owned.items():
             if buf not in live and buf not in pooled:
@@ -284,13 +288,17 @@ class Gen:
                 self.reasons.append(reason)
                 self._host(node)
             if top and self.pool is not None:
+                if node.subgraphs():  # its results may be these very buffers (a loop of
+                    # zero trips, a branch returning an operand): never reuse them
+                    self.pinned |= {self._root(v.id) for v in node.inputs if v.id in self.vals}
                 self._reuse(after)
 
     _LISTS = ("lines", "kernel_src", "kernels", "consts", "host", "rechecks")
 
     def _mark(self) -> tuple:
         pool = None if self.pool is None else (
-            {k: list(v) for k, v in self.pool.items()}, dict(self.owned), dict(self.root))
+            {k: list(v) for k, v in self.pool.items()}, dict(self.owned), dict(self.root),
+            set(self.pinned))
         return (self.depth, pool, *(len(getattr(self, k)) for k in self._LISTS))
 
     def _rollback(self, mark) -> None:
@@ -298,7 +306,7 @@ class Gen:
         child generators, so truncating them drops the children's output too)."""
         self.depth = mark[0]
         if mark[1] is not None:
-            self.pool, self.owned, self.root = mark[1]
+            self.pool, self.owned, self.root, self.pinned = mark[1]
         for k, n in zip(self._LISTS, mark[2:]):
             del getattr(self, k)[n:]
 
