@@ -23,7 +23,7 @@ The interface the device layer (``graphc/device/``) calls, stable:
     are reported like the CPU backend's fallbacks: one ``FallbackWarning`` per executor,
     ``strict=True`` (``jit_compile=True``) raises ``FallbackError`` instead.
 ``run_op(opdef, attrs, arrays)``
-    one op eagerly on the device of ``arrays`` (device arrays): a one-node graph through
+    one op eagerly on the GPU ``arrays`` (device arrays) live on: a one-node graph through
     ``executor_for``, cached by (op, attrs, operand shapes and dtypes). Returns a device
     array (a list for ops with several results). Ops without a kernel run on the host
     silently (the eager path has no executor to explain them).

@@ -56,8 +56,11 @@ def _executor(opdef, attrs, arrays, index):
 
 
 def _device_index(arrays) -> int:
+    """The GPU the operands live on (numba-cuda: each array's memory pointer knows its
+    context); 0 for the simulator's arrays or when no operand says."""
     for a in arrays:
-        dev = getattr(a, "_graphc_device", None)
-        if dev is not None:
-            return dev
+        context = getattr(getattr(a, "gpu_data", None), "context", None)
+        device = getattr(context, "device", None)
+        if device is not None:
+            return int(device.id)
     return 0
