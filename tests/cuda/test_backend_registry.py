@@ -37,7 +37,6 @@ ON_HOST = {
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'einsum': 'no CUDA kernel for op einsum',
     'linspace': 'no CUDA kernel for op linspace',
-    'pad': 'no CUDA kernel for op pad',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'sort': 'no CUDA kernel for op sort',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
@@ -78,7 +77,7 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 # axis / key / batch variants generate different code.
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum", "dot",
                "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
-               "inner", "matmul", "outer", "repeat", "reshape", "shape", "split", "squeeze",
+               "inner", "matmul", "outer", "pad", "repeat", "reshape", "shape", "split", "squeeze",
                "stack", "std", "take", "take_along_axis", "tensordot", "tile", "transpose",
                "var", "vdot")
 SAMPLED = [(name, k) for name in ON_GPU

@@ -1,15 +1,20 @@
-"""Array ops on the CUDA backend: scans, ``split``, ``tile``, ``repeat``, ``outer``, ``eye``.
+"""Array ops on the CUDA backend: scans, ``split``, ``tile``, ``repeat``, ``outer``, ``eye``,
+``pad``.
 
 ``cumsum``/``cumprod`` run one thread per line along the axis, scanning sequentially in
 the result dtype: NumPy's own order, so results are exact (ints wrap the same way).
 ``split`` is one affine copy per piece; ``tile`` reads source coordinate ``c % n`` in each
 dim and ``repeat`` (one count) ``c // r`` along its axis, one grid-stride kernel each;
-``outer`` is an elementwise ``multiply`` of a column and a row; ``eye`` a fill kernel.
+``outer`` is an elementwise ``multiply`` of a column and a row; ``eye`` a fill kernel;
+``pad`` maps each output coordinate to its source one (constant, edge, wrap, reflect,
+symmetric; any width) in one kernel.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from graphc.ops.registry import get
 from graphc.runtime.cuda.codegen import DVal, emitter, launch_1d, strides
@@ -123,4 +128,58 @@ def _eye(g, node, ins, outs):
     if n:
         kname = g.kernel(["o0"], [out.dtype], body, *launch_1d(n))
         g.line(f"{kname}({outs[0]})")
+    return [val]
+
+
+def _pad_source(mode, d, b, n) -> list[str]:
+    """Statements setting ``j{d}``, the source coordinate of output coordinate ``c{d}``
+    along a dim of length ``n`` padded by ``b`` before (NumPy's modes, any width)."""
+    j = f"j{d}"
+    lines = [f"{j} = c{d} - {b}"]
+    if mode == "edge":
+        lines.append(f"{j} = min(max({j}, 0), {n - 1})")
+    elif mode == "wrap":
+        lines.append(f"{j} = {j} % {n}")
+    elif mode == "reflect":  # mirror without repeating the edge: period 2n - 2
+        if n == 1:
+            return [f"{j} = 0"]
+        lines += [f"{j} = {j} % {2 * n - 2}", f"if {j} >= {n}:", f"    {j} = {2 * n - 2} - {j}"]
+    elif mode == "symmetric":  # mirror repeating the edge: period 2n
+        lines += [f"{j} = {j} % {2 * n}", f"if {j} >= {n}:", f"    {j} = {2 * n - 1} - {j}"]
+    return lines
+
+
+@emitter("pad")
+def _pad(g, node, ins, outs):
+    x, out = ins[0], node.outputs[0].aval
+    mode = node.attrs.get("mode", "constant")
+    value = node.attrs.get("constant_values", 0)
+    if len(ins) != 1:
+        raise Unsupported("pad with run-time widths")
+    if mode not in ("constant", "edge", "wrap", "reflect", "symmetric"):
+        raise Unsupported(f"pad mode {mode!r}")
+    if mode == "constant" and not isinstance(value, bool | int | float | np.generic):
+        raise Unsupported("pad with per-axis constants")
+    if not x.shape or x.size == 0:
+        raise Unsupported("pad of an empty or 0-d array")
+    widths = node.attrs["pad_width"]
+    st = strides(x.shape)
+    body, inside = [], []
+    for d, (n, (b, _a)) in enumerate(zip(x.shape, widths)):
+        body += _pad_source(mode, d, b, n)
+        inside.append(f"j{d} >= 0 and j{d} < {n}")
+    src = " + ".join(f"j{d} * {s}" for d, s in enumerate(st))
+    if mode == "constant":
+        body += [f"if {' and '.join(inside)}:", f"    o0[i] = a0[{src}]", "else:",
+                 f"    o0[i] = {literal(value, out.dtype)}"]
+    else:
+        body.append(f"o0[i] = a0[{src}]")
+    n_out = math.prod(out.shape)
+    loop = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n_out}:",
+            *("    " + ln for ln in coord_lines(out.shape, set(range(len(out.shape))))),
+            *("    " + ln for ln in body), "    i += st"]
+    val = g.alloc(outs[0], out)
+    if n_out:
+        k = g.kernel(["a0", "o0"], [x.aval.dtype, out.dtype], loop, *launch_1d(n_out))
+        g.line(f"{k}({x.name}, {outs[0]})")
     return [val]
