@@ -40,7 +40,8 @@ def graphs():
     """The graphs of this file, for the PTX test."""
     ints = (np.array([3, -4, 0], np.int64), np.array([2, 0], np.int32))
     return [(optimized(fn, *args), args)
-            for fn, args in [*EXAMPLES, (_gathers, (X[0], *ints))]]
+            for fn, args in [*EXAMPLES, (_gathers, (X[0], *ints)),
+                             (_pads, (np.arange(3, dtype=np.float32),))]]
 
 
 def test_api_surface():
@@ -186,3 +187,18 @@ def test_dead_intermediates_buffers_are_reused_within_a_call():
     for _ in range(2):
         for g, w_ in zip(ex([x, w]), run_graph(graph, [x, w])):
             np.testing.assert_allclose(cuda.to_host(g), w_, rtol=2e-6)
+
+
+PAD_CASES = [(m, w) for m in ("reflect", "symmetric", "wrap", "edge")
+             for w in ((5, 7), (0, 4), (2, 0))]
+
+
+def _pads(x):
+    return [gnp.pad(x, [w], mode=m) for m, w in PAD_CASES]
+
+
+def test_pad_modes_wider_than_the_array():
+    x = np.arange(3, dtype=np.float32)
+    ex = cuda.executor_for(optimized(_pads, x), strict=True)
+    for (m, w), got in zip(PAD_CASES, ex([x])):
+        np.testing.assert_array_equal(cuda.to_host(got), np.pad(x, [w], mode=m), err_msg=m)
