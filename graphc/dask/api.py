@@ -69,7 +69,8 @@ def dask_call(function, args):
         inputs[v.id] = arrays.get(id(x)) if id(x) in arrays else _whole_dask(x)
         input_places.append(places.get(id(x), (None,) * len(v.aval.shape or ())))
     split = Split(graph, input_places, function.__name__)
-    stages = Stages(graph, split, inputs, grid, function.__name__)
+    stages = Stages(graph, split, inputs, grid, function.__name__,
+                    compiled=function._backend != "numpy")
     out = list(concrete._out_template)
     for slot, arr in zip(concrete._tensor_slots, stages.values(graph.outputs)):
         out[slot] = arr

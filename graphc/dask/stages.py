@@ -32,10 +32,11 @@ class Stages:
     """Builds Dask arrays for values of ``graph`` split by ``split``.
 
     ``inputs``: graph input id -> Dask array (chunks unified); ``grid``: label -> total
-    size of that grid axis."""
+    size of that grid axis; ``compiled``: the function's backend is Numba."""
 
-    def __init__(self, graph, split, inputs: dict, grid: dict, name: str):
+    def __init__(self, graph, split, inputs: dict, grid: dict, name: str, compiled=True):
         self.graph, self.split, self.grid, self.name = graph, split, grid, name
+        self.compiled = compiled  # False: block programs on the interpreter too
         self.memo = dict(inputs)
         self.cut_of = {node.outputs[0].id: node for node in split.cuts}
         self.stop = set(inputs) | set(self.cut_of)
@@ -82,7 +83,7 @@ class Stages:
             result = GraphProgram(graph, compiled=False)()
             return da.from_array(np.asarray(result), chunks=-1)
         out_ind, new_axes = self._out_index(v, place, out.aval.shape)
-        aval, program = out.aval, GraphProgram(graph)
+        aval, program = out.aval, GraphProgram(graph, compiled=self.compiled)
         return da.blockwise(
             program, out_ind, *self._args(inputs), new_axes=new_axes or None,
             adjust_chunks=adjust, concatenate=True, align_arrays=False,
@@ -97,7 +98,7 @@ class Stages:
         inputs, nodes = slice_graph(self.graph, group, self.stop)
         graph = ir.Graph(inputs, nodes, group, name=f"{self.name}_block")
         tuples = da.blockwise(
-            GraphProgram(graph, single=False), labels, *self._args(inputs),
+            GraphProgram(graph, self.compiled, single=False), labels, *self._args(inputs),
             concatenate=True, align_arrays=False, meta=np.empty((0,) * len(labels), object),
             token=f"graphc-{self.name}-shared")
         for k, v in enumerate(group):

@@ -1,6 +1,8 @@
 """gc.functions over Dask arrays on the threaded scheduler: each result equals the same
 gc.function on the NumPy array; graphs that cannot be split raise naming the op."""
 
+import io
+import pickle
 import subprocess
 import sys
 
@@ -185,6 +187,22 @@ def test_meta_and_chunks_come_from_shape_inference():
     assert fresh.experimental_get_tracing_count() == 1
     y.compute()
     assert fresh.experimental_get_tracing_count() == 1
+
+
+def test_numpy_backend_functions_run_blocks_on_the_interpreter():
+    f = gc.function(lambda x: x * 2.0 + 1.0, backend="numpy")
+    y = f(da.from_array(X1, chunks=20))
+    found = []
+
+    class Finder(pickle.Pickler):
+        def reducer_override(self, obj):
+            if type(obj) is programs.GraphProgram:
+                found.append(obj)
+            return NotImplemented
+
+    Finder(io.BytesIO()).dump(dict(y.__dask_graph__()))
+    assert found and not any(p.compiled for p in found)
+    np.testing.assert_allclose(y.compute(), X1 * 2.0 + 1.0)
 
 
 def test_import_graphc_does_not_import_dask():
