@@ -43,17 +43,13 @@ def gpu_count() -> int:
     """How many CUDA GPUs graphc can use (0 without numba-cuda or a GPU; the simulator,
     ``NUMBA_ENABLE_CUDASIM=1``, counts as one)."""
     cuda = cuda_backend()
-    return cuda.gpu_count() if cuda is not None and cuda.available() else 0
+    return cuda.gpu_count() if cuda.available() else 0
 
 
 def cuda_backend():
-    """The ``graphc.runtime.cuda`` module, or ``None`` where this graphc has none."""
-    try:
-        return importlib.import_module("graphc.runtime.cuda")
-    except ModuleNotFoundError as e:
-        if e.name != "graphc.runtime.cuda":
-            raise
-        return None
+    """The ``graphc.runtime.cuda`` module (imported on first use: it imports Numba's
+    CUDA target only when asked for a GPU)."""
+    return importlib.import_module("graphc.runtime.cuda")
 
 
 def short_names() -> list[str]:
@@ -150,8 +146,6 @@ def _missing_message(given, short, existing, what) -> str:
         why = "graphc has one CPU device, cpu:0 (its programs use every core)"
     elif count:
         why = f"this machine has {count} CUDA GPU{'s' if count > 1 else ''}"
-    elif cuda_backend() is None:
-        why = "this graphc has no CUDA backend"
     else:
         why = ("graphc found no CUDA GPU (numba-cuda not installed, or no GPU and driver "
                "visible). Install graphc[cuda] on a machine with a GPU, or set "

@@ -85,7 +85,9 @@ def test_missing_gpu(no_gpu):
         text = str(e.value)
         assert f"gc.device({spelling!r}): there is no device cuda:0" in text
         assert "Devices that exist: cpu:0" in text
-        assert "NUMBA_ENABLE_CUDASIM=1" in text or "no CUDA backend" in text
+        assert ("graphc found no CUDA GPU (numba-cuda not installed, or no GPU and driver "
+                "visible). Install graphc[cuda] on a machine with a GPU, or set "
+                "NUMBA_ENABLE_CUDASIM=1 before importing graphc") in text
 
 
 def test_missing_index(two_gpus):
