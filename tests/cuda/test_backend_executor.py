@@ -41,7 +41,8 @@ def graphs():
     ints = (np.array([3, -4, 0], np.int64), np.array([2, 0], np.int32))
     return [(optimized(fn, *args), args)
             for fn, args in [*EXAMPLES, (_gathers, (X[0], *ints)),
-                             (_pads, (np.arange(3, dtype=np.float32),))]]
+                             (_pads, (np.arange(3, dtype=np.float32),)),
+                             (_einsums, EINSUM_ARGS)]]
 
 
 def test_api_surface():
@@ -202,3 +203,21 @@ def test_pad_modes_wider_than_the_array():
     ex = cuda.executor_for(optimized(_pads, x), strict=True)
     for (m, w), got in zip(PAD_CASES, ex([x])):
         np.testing.assert_array_equal(cuda.to_host(got), np.pad(x, [w], mode=m), err_msg=m)
+
+
+def _einsums(a, b, c, t):
+    return (gnp.einsum("ij,jk", a, b), gnp.einsum("ij,jk,kl->il", a, b, c),
+            gnp.einsum("ii", c), gnp.einsum("bij,bjk->bik", t, t), gnp.einsum("ij->", a))
+
+
+EINSUM_ARGS = (np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),
+               np.arange(12, dtype=np.float32).reshape(3, 4) / 7,
+               np.eye(4, dtype=np.float32) + 0.5,
+               np.linspace(0, 1, 18, dtype=np.float32).reshape(2, 3, 3))
+
+
+def test_einsum_specs():
+    graph = optimized(_einsums, *EINSUM_ARGS)
+    ex = cuda.executor_for(graph, strict=True)
+    for g, w in zip(ex(list(EINSUM_ARGS)), run_graph(graph, list(EINSUM_ARGS))):
+        np.testing.assert_allclose(cuda.to_host(g), w, rtol=2e-6, atol=1e-6)

@@ -35,7 +35,6 @@ ON_HOST = {
     'arange': 'no CUDA kernel for op arange',
     'argsort': 'no CUDA kernel for op argsort',
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
-    'einsum': 'no CUDA kernel for op einsum',
     'linspace': 'no CUDA kernel for op linspace',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'sort': 'no CUDA kernel for op sort',
@@ -76,7 +75,7 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 # Ops with hand-written kernels whose every sample runs as a kernel (where it does): their
 # axis / key / batch variants generate different code.
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum", "dot",
-               "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
+               "einsum", "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
                "inner", "matmul", "outer", "pad", "repeat", "reshape", "shape", "split", "squeeze",
                "stack", "std", "take", "take_along_axis", "tensordot", "tile", "transpose",
                "var", "vdot")

@@ -133,6 +133,7 @@ def _register() -> None:
     from graphc.runtime.cuda import (  # noqa: F401
         kernels_array,
         kernels_control,
+        kernels_einsum,
         kernels_elementwise,
         kernels_index,
         kernels_matmul,
