@@ -39,7 +39,6 @@ ON_HOST = {
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'sort': 'no CUDA kernel for op sort',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
-    'trace': 'no CUDA kernel for op trace',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
 }
 
@@ -77,7 +76,7 @@ ON_GPU = [name for name in OPS if REASONS[name] is None]
 ALL_SAMPLES = ("argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum", "dot",
                "einsum", "expand_dims", "eye", "flip", "full", "full_like", "gather", "getitem",
                "inner", "matmul", "outer", "pad", "repeat", "reshape", "shape", "split", "squeeze",
-               "stack", "std", "take", "take_along_axis", "tensordot", "tile", "transpose",
+               "stack", "std", "take", "take_along_axis", "tensordot", "tile", "trace", "transpose",
                "var", "vdot")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))

@@ -117,6 +117,20 @@ def launch_1d(n: int, block_max: int = 256) -> tuple[int, int]:
     return min(settings.max_grid, max(1, -(-n // block))), block
 
 
+def grid_stride(g, n: int, body: list[str], args: list, name: str, aval) -> DVal:
+    """``name`` = a new array of ``aval`` filled by one grid-stride kernel whose thread
+    ``i`` runs ``body`` (reading ``a0, a1, ...`` = ``args``, writing ``o0``)."""
+    val = g.alloc(name, aval)
+    if n:
+        loop = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n}:",
+                *("    " + ln for ln in body), "    i += st"]
+        params = [f"a{k}" for k in range(len(args))] + ["o0"]
+        k = g.kernel(params, [x.aval.dtype for x in args] + [aval.dtype], loop,
+                     *launch_1d(n))
+        g.line(f"{k}({', '.join([x.name for x in args] + [name])})")
+    return val
+
+
 def generate(graph: Graph) -> Program:
     """Generate the program for ``graph`` (never raises for an unsupported op: such nodes
     run on the host and ``Program.reasons`` says why)."""

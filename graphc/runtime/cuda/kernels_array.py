@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from graphc.ops.registry import get
-from graphc.runtime.cuda.codegen import DVal, emitter, launch_1d, strides
+from graphc.runtime.cuda.codegen import DVal, emitter, grid_stride, launch_1d, strides
 from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
 from graphc.runtime.cuda.kernels_shape import copy
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
@@ -95,14 +95,8 @@ def _tile_repeat(g, node, ins, outs):
     index = " + ".join(f"{s} * {m}" for s, m, n in zip(src, st, shape) if n > 1) or "0"
     n = math.prod(out.shape)
     used = {d for d in range(len(out.shape)) if out.shape[d] > 1}
-    body = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n}:",
-            *("    " + ln for ln in coord_lines(out.shape, used)),
-            f"    o0[i] = a0[{index}]", "    i += st"]
-    val = g.alloc(outs[0], out)
-    if n:
-        k = g.kernel(["a0", "o0"], [x.aval.dtype, out.dtype], body, *launch_1d(n))
-        g.line(f"{k}({x.name}, {outs[0]})")
-    return [val]
+    body = [*coord_lines(out.shape, used), f"o0[i] = a0[{index}]"]
+    return [grid_stride(g, n, body, [x], outs[0], out)]
 
 
 @emitter("outer")
@@ -122,13 +116,8 @@ def _eye(g, node, ins, outs):
     n = math.prod(out.shape)
     m, k = out.shape[1], node.attrs.get("k", 0)
     one, zero = literal(1, out.dtype), literal(0, out.dtype)
-    body = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n}:",
-            f"    o0[i] = {one} if i % {m} - i // {m} == {k} else {zero}", "    i += st"]
-    val = g.alloc(outs[0], out)
-    if n:
-        kname = g.kernel(["o0"], [out.dtype], body, *launch_1d(n))
-        g.line(f"{kname}({outs[0]})")
-    return [val]
+    body = [f"o0[i] = {one} if i % {m} - i // {m} == {k} else {zero}"]
+    return [grid_stride(g, n, body, [], outs[0], out)]
 
 
 def _pad_source(mode, d, b, n) -> list[str]:
@@ -174,12 +163,5 @@ def _pad(g, node, ins, outs):
                  f"    o0[i] = {literal(value, out.dtype)}"]
     else:
         body.append(f"o0[i] = a0[{src}]")
-    n_out = math.prod(out.shape)
-    loop = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n_out}:",
-            *("    " + ln for ln in coord_lines(out.shape, set(range(len(out.shape))))),
-            *("    " + ln for ln in body), "    i += st"]
-    val = g.alloc(outs[0], out)
-    if n_out:
-        k = g.kernel(["a0", "o0"], [x.aval.dtype, out.dtype], loop, *launch_1d(n_out))
-        g.line(f"{k}({x.name}, {outs[0]})")
-    return [val]
+    coords = coord_lines(out.shape, set(range(len(out.shape))))
+    return [grid_stride(g, math.prod(out.shape), coords + body, [x], outs[0], out)]

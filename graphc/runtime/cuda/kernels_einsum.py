@@ -1,5 +1,5 @@
-"""``einsum`` on the CUDA backend: one thread per output element, loops over the summed
-letters.
+"""``einsum`` and ``trace`` on the CUDA backend: one thread per output element, loops over
+the summed letters (the diagonal, for ``trace``).
 
 Each output element's letters come from its coordinates; the summed letters (those not
 in the output) are nested ``for`` loops with literal bounds; each operand is read at the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from graphc.runtime.cuda.codegen import emitter, launch_1d, strides
+from graphc.runtime.cuda.codegen import emitter, grid_stride, strides
 from graphc.runtime.cuda.kernels_elementwise import coord_lines
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
 
@@ -59,12 +59,25 @@ def _einsum(g, node, ins, outs):
         factors.append(cast(f"a{k}[{off}]", out.dtype))
     body.append(f"{depth}acc = {cast('acc + ' + ' * '.join(factors), out.dtype)}")
     body.append("o0[i] = acc")
-    loop = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n_out}:",
-            *("    " + ln for ln in body), "    i += st"]
-    params = [f"a{k}" for k in range(len(ins))] + ["o0"]
-    val = g.alloc(outs[0], out)
-    if n_out:
-        k = g.kernel(params, [x.aval.dtype for x in ins] + [out.dtype], loop,
-                     *launch_1d(n_out))
-        g.line(f"{k}({', '.join([x.name for x in ins] + [outs[0]])})")
-    return [val]
+    return [grid_stride(g, n_out, body, ins, outs[0], out)]
+
+
+@emitter("trace")
+def _trace(g, node, ins, outs):
+    """One thread per output element summing its (offset) diagonal in the result dtype."""
+    x, out = ins[0], node.outputs[0].aval
+    nd = len(x.shape)
+    a1, a2 = node.attrs.get("axis1", 0) % nd, node.attrs.get("axis2", 1) % nd
+    off = node.attrs.get("offset", 0)
+    n1, n2 = x.shape[a1], x.shape[a2]
+    length = max(0, min(n1, n2 - off) if off >= 0 else min(n1 + off, n2))
+    start = off * strides(x.shape)[a2] if off >= 0 else -off * strides(x.shape)[a1]
+    st = strides(x.shape)
+    rest = [d for d in range(nd) if d not in (a1, a2)]
+    n_out = math.prod(out.shape)
+    base = " + ".join(f"c{k} * {st[d]}" for k, d in enumerate(rest) if x.shape[d] > 1) or "0"
+    elem = cast(f"a0[{start} + {base} + j * {st[a1] + st[a2]}]", out.dtype)
+    body = [*coord_lines(out.shape, {k for k, n in enumerate(out.shape) if n > 1}),
+            f"acc = {literal(0, out.dtype)}", f"for j in range({length}):",
+            f"    acc = {cast('acc + ' + elem, out.dtype)}", "o0[i] = acc"]
+    return [grid_stride(g, n_out, body, [x], outs[0], out)]
