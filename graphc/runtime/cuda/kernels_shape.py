@@ -188,3 +188,22 @@ def _shape(g, node, ins, outs):
     g.line(f"{outs[0]} = ctx.consts[{len(g.consts) - 1}]")
     return [DVal(outs[0], aval)]
 
+
+
+CONST_LIMIT = 1 << 20  # elements of a static range computed while generating
+
+
+@emitter("arange", "linspace")
+def _static_range(g, node, ins, outs):
+    """Static bounds: NumPy's own result (its fill loop is exact only as NumPy builds
+    it), computed while generating and sent to the device once per executor."""
+    aval = node.outputs[0].aval
+    if ins or math.prod(aval.shape) > CONST_LIMIT:
+        raise Unsupported(f"{node.op.name} with run-time bounds or over {CONST_LIMIT} "
+                          "elements")
+    arr = np.ascontiguousarray(node.op.ref(**dict(node.attrs)))
+    if arr.dtype != aval.dtype or arr.shape != tuple(aval.shape):
+        raise Unsupported(f"{node.op.name}: the reference gives {arr.dtype}{arr.shape}")
+    g.consts.append(arr.reshape(-1))
+    g.line(f"{outs[0]} = ctx.consts[{len(g.consts) - 1}]")
+    return [DVal(outs[0], aval)]
