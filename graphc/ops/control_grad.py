@@ -18,7 +18,8 @@ backward pass of a branch or a loop is itself a ``cond`` / ``switch_case`` /
   graph to them, carrying the loop variables' cotangents and accumulating those of the
   loop-invariant (captured) operands across iterations. Integer loop variables (counters)
   are saved (the body may depend on them) but carry no cotangent. A loop variable that is
-  itself a saving loop's stack (a second derivative) is not saved: see ``_saving_loop``.
+  itself a saving loop's stack (a second derivative), or a TensorArray the body only writes
+  to, is not saved: see ``_saving_loop`` and ``_stacks``.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def while_grad(cts, args, outputs, cond, body):
     grads = [None] * len(args)
     for k, j in enumerate(carried):
         grads[j] = final[k] if j in wanted else None
-        if grads[j] is not None and buffers[j][0] == "final":  # a stack: back to its rows
+        if grads[j] is not None and buffers[j][0] == "final":  # back to its first rows
             grads[j] = _cut_to(grads[j], state[j])
     for k, c in enumerate(summed):
         grads[n + c] = final[len(carried) + k]
@@ -124,16 +125,19 @@ def _saving_loop(cond, body, state, consts, stacks=()):
     iteration); returns ``(trip_count, saved)``, ``saved[j]`` being ``("stack", buffer)``,
     or ``("final", value)`` for a loop variable in ``stacks``.
 
-    ``stacks`` are loop variables that are themselves a saving loop's stacks (the outer
-    gradient of a loop gradient differentiates that saving loop). A stack grows, so it
-    cannot be stacked densely; it need not be: iteration ``k`` only pushes onto it (the
-    push's rule reads nothing of the old buffer but its shape), and rows ``>= k`` of the
-    final stack get no cotangent before iteration ``k`` in the backward loop (row ``r``'s
-    is taken by iteration ``r``; rows never pushed get none). So the backward loop is
+    ``stacks`` are loop variables the body only updates (``_stacks``): a saving loop's
+    own stack (the outer gradient of a loop gradient differentiates that saving loop) or
+    a TensorArray the body only writes. Such a buffer may grow, so it cannot be stacked
+    densely; it need not be: iteration ``k`` only writes rows of it (the write's or
+    push's rule reads nothing of the old buffer but its shape), and a row written at
+    iteration ``k`` has its cotangent taken and zeroed by the last iteration that wrote
+    it, before iteration ``k`` in the backward loop runs (rows never written keep the
+    cotangent the code after the loop gave them). So the backward loop is
     given this loop's final value for it in every iteration (cotangents keep the final
     shape; ``while_grad`` cuts the last one to the initial stack's). The replayed push
     then writes into that final value, at row ``k``, the value it already holds
-    (recomputed from the same saved inputs); only this loop and the backward loop see it.
+    (recomputed from the same saved inputs); only this loop and the backward loop see it
+    (a TensorArray write copies, so the final value itself is never changed).
     """
     n = len(state)
     avals = [v.aval for v in body.inputs[:n]]
@@ -157,14 +161,27 @@ def _saving_loop(cond, body, state, consts, stacks=()):
 
 
 def _stacks(body, n) -> set:
-    """The loop variables ``j`` that are a saving loop's stacks: the body's output ``j``
-    is a ``save_stack_push`` onto its input ``j``."""
-    made = {o.id: node for node in body.nodes for o in node.outputs}
+    """The loop variables ``j`` given to the backward loop as their final value, not
+    saved per iteration: the body's output ``j`` is an op that updates its operand 0 (it
+    declares ``extra["updates_operand0"]``: its result is that operand with some rows
+    replaced, and its gradient reads nothing of it but its shape) applied to its input
+    ``j``, which nothing else in the body reads. A saving loop's stack (a second
+    derivative) and a TensorArray only written in the loop are such variables; a growing
+    one could not be saved densely, and saving a fixed one would copy it every iteration.
+    """
+    made = {o.id: (node, k) for node in body.nodes for k, o in enumerate(node.outputs)}
+    readers = {}
+    for node in body.nodes:
+        for v in node.inputs:
+            readers[v.id] = readers.get(v.id, 0) + 1
+    for v in body.outputs:
+        readers[v.id] = readers.get(v.id, 0) + 1
     out = set()
     for j in range(n):
-        node = made.get(body.outputs[j].id)
-        if node is not None and node.op is save_stack.PUSH \
-                and node.inputs[0] is body.inputs[j]:
+        node, k = made.get(body.outputs[j].id, (None, None))
+        x = body.inputs[j]
+        if node is not None and k == 0 and node.op.extra.get("updates_operand0") \
+                and node.inputs[0] is x and readers.get(x.id) == 1:
             out.add(j)
     return out
 

@@ -137,7 +137,7 @@ def _push_grad(cts, args, outputs, *, initial):
 
 PUSH = register(OpDef(
     name="save_stack_push", attrs={"initial": INT}, infer=_push_infer, ref=_push_ref,
-    grad=_push_grad,
+    grad=_push_grad, extra={"updates_operand0": True},  # the rule reads only its shape
     doc="Push a loop variable's value onto its saving loop's stack, in place when it fits "
         "(private to while_loop gradients)."))
 

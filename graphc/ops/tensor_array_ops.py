@@ -152,6 +152,7 @@ WRITE = register(OpDef(
     name="tensor_array_write",
     attrs={"mode": STR, "dynamic": BOOL, "provisional": BOOL},
     infer=_write_infer, ref=_write_ref, multiple_results=True,
+    extra={"updates_operand0": True},  # the rule reads only the old buffer's shape
     doc="TensorArray write / scatter / unstack: (buffer, size) -> (new buffer, new size)."))
 
 
