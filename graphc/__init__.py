@@ -75,10 +75,11 @@ from graphc.tf_api import (
     subtract,
     where,
 )
-from graphc.tracer.function import Function, clear_caches, executing_eagerly, function
+from graphc.tracer.function import Function, clear_caches, function
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor
 from graphc.tracer.tensor import install as _install
+from graphc.tracer.trace import executing_eagerly
 from graphc.transforms.batching import vectorized_map
 from graphc.transforms.custom_gradient import custom_gradient
 from graphc.transforms.graph_gradients import gradients

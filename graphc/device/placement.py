@@ -217,7 +217,7 @@ def _executors(concrete, device: str):
 
 
 def _build(concrete, device: str):
-    from graphc.tracer.concrete import _variable_guard
+    from graphc.tracer.call_checks import variable_guard
 
     function = concrete._function
     if function._backend == "numpy":
@@ -229,4 +229,4 @@ def _build(concrete, device: str):
     # jit_compile=True: the backend raises FallbackError for nodes without a kernel
     executor = _backend().executor_for(graph, _index(device),
                                        strict=bool(function._jit_compile))
-    return _variable_guard(graph)(executor), executor
+    return variable_guard(graph)(executor), executor

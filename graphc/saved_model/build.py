@@ -14,7 +14,8 @@ from graphc.errors import SavedModelError
 from graphc.ops.state import is_resource
 from graphc.saved_model import schema, structure
 from graphc.tracer import ir, nest
-from graphc.tracer.concrete import _TENSOR, ConcreteFunction, _check_matches, _describe
+from graphc.tracer.call_checks import check_matches, describe_spec
+from graphc.tracer.concrete import _TENSOR, ConcreteFunction
 from graphc.tracer.ir import FrozenAttrs
 
 _GRAPH_KEYS = {"name", "inputs", "token_in", "nodes", "outputs", "token_out"}
@@ -201,12 +202,12 @@ class LoadedFunction:
             try:
                 flat = c._function._bind(args, kwargs)
                 for name, spec, value in zip(c._names, c._structured, flat):
-                    _check_matches(c.name, name, spec, value)
+                    check_matches(c.name, name, spec, value)
             except TypeError:
                 continue
             return c._call_bound(flat)
         listed = "\n".join(c.pretty_printed_signature() for c in self._concretes)
-        got = ", ".join(_describe(a) if not hasattr(a, "shape") else
+        got = ", ".join(describe_spec(a) if not hasattr(a, "shape") else
                         f"{a.dtype} shape={tuple(a.shape)}" for a in args)
         raise TypeError(f"{self.__name__}({got}) matches no saved signature; saved:\n{listed}")
 

@@ -3,7 +3,7 @@
 Threads: a ``ConcreteFunction`` may be called from several threads at once. Its executor
 and optimized graphs are built once (double-checked under ``_lock``; the hot path reads
 the built executor without locking), and a call of a graph that writes variables holds
-those variables' locks for the whole call (``_variable_guard``).
+those variables' locks for the whole call (``variable_guard``).
 """
 
 from __future__ import annotations
@@ -18,16 +18,21 @@ from graphc import config
 from graphc.device import placement
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
-from graphc.dtypes import check_plain_array
-from graphc.ops.state import argument_input, is_resource
+from graphc.ops.state import argument_input
 from graphc.tracer import ir, nest, source_info
 from graphc.tracer import trace as _trace
+from graphc.tracer.call_checks import (
+    check_array_argument,
+    check_matches,
+    describe_spec,
+    variable_guard,
+)
 from graphc.tracer.device_tensor import DeviceTensor
-from graphc.tracer.signature import TensorSpec, leaf_key, shape_compatible
+from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor, _eager, _symbolic
 from graphc.tracer.trace import TraceContext
 from graphc.transforms import tape as _tape
-from graphc.variables import Variable, VariableSpec, locks_of
+from graphc.variables import Variable, VariableSpec
 
 _state = config.state
 _taping = _tape.recording  # non-empty while a GradientTape records (any thread)
@@ -73,7 +78,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                     symbols.append(leaf)  # the body uses the variable; reads go via v
                 elif _is_tensor_leaf(leaf):
                     if isinstance(leaf, np.ndarray):
-                        _check_array_argument(function, name, leaf)
+                        check_array_argument(function, name, leaf)
                     spec = TensorSpec(leaf.shape, leaf.dtype,
                                       name=name if len(leaves) == 1 else f"{name}_{i}")
                     v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
@@ -104,15 +109,6 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
     concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
     concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
     return concrete
-
-
-def _check_array_argument(function, name, array) -> None:
-    """A masked, string or object array argument gets eager mode's error, naming it."""
-    try:
-        check_plain_array(array)
-    except TypeError as e:
-        raise TypeError(f"gc.function {function.__name__!r}, argument {name!r}: {e}") \
-            from None
 
 
 def _check_not_lazy(function, python_fn, result) -> None:
@@ -241,13 +237,13 @@ class ConcreteFunction:
             leaves, _ = nest.flatten(spec)
             if any(isinstance(x, TensorSpec | VariableSpec) for x in leaves):
                 header.append(name)
-                args.append(f"    {name}: {_describe(spec)}")
+                args.append(f"    {name}: {describe_spec(spec)}")
             else:
                 header.append(f"{name}={spec!r}")
         lines = [f"{self.name}({', '.join(header)})"]
         if args:
             lines += ["  Args:", *args]
-        lines += ["  Returns:", f"    {_describe(self.structured_outputs)}"]
+        lines += ["  Returns:", f"    {describe_spec(self.structured_outputs)}"]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -259,7 +255,7 @@ class ConcreteFunction:
         try:
             flat = self._function._bind(args, kwargs)
             for name, spec, value in zip(self._names, self._structured, flat):
-                _check_matches(self.name, name, spec, value)
+                check_matches(self.name, name, spec, value)
             return self._call_bound(flat)
         except Exception as e:  # the user's frames only, as gc.function's own call does
             raise source_info.without_internal_frames(e) from e.__cause__
@@ -324,7 +320,7 @@ class ConcreteFunction:
 
     def _build_executor_locked(self):
         graph, version = self.optimized_graph, _state.optimizer_version
-        guard = _variable_guard(graph)
+        guard = variable_guard(graph)
         if self._function._backend == "numpy":
             from graphc.runtime.interpreter import run_graph
 
@@ -356,84 +352,3 @@ class ConcreteFunction:
         for slot, arr in zip(self._tensor_slots, outs):
             leaves[slot] = arr if isinstance(arr, Tensor) else _eager(arr)
         return nest.unflatten(self._out_treedef, leaves)
-
-
-def _variable_guard(graph):
-    """``execute -> execute``: for a graph that writes variables, the executor wrapped so
-    each call holds the locks of every variable the graph uses (closed over, or passed in
-    as a resource argument) until it returns: its reads and writes of them do not
-    interleave with other threads' writes. Other graphs' executors are left as they are
-    (each read is atomic by itself)."""
-    closed, writes, graphs = {}, False, [graph]
-    while graphs:
-        for node in graphs.pop().nodes:
-            name = node.op.name
-            if name == "assign_variable":
-                writes = True
-            elif name == "variable":
-                v = node.attrs["ref"].deref()
-                closed[id(v)] = v
-            graphs.extend(node.subgraphs())
-    if not writes:
-        return lambda execute: execute
-    fixed = list(closed.values())
-    static = locks_of(fixed)
-    passed = [i for i, v in enumerate(graph.inputs) if is_resource(v.aval)]
-
-    def guard(execute):
-        def execute_holding(arrays):
-            locks = locks_of(fixed + [arrays[i][()] for i in passed]) if passed else static
-            for lock in locks:
-                lock.acquire()
-            try:
-                return execute(arrays)
-            finally:
-                for lock in reversed(locks):
-                    lock.release()
-        return execute_holding
-
-    return guard
-
-
-def _check_matches(fn_name, name, spec, value):
-    s_leaves, s_td = nest.flatten(spec)
-    v_leaves, v_td = nest.flatten(value)
-    ok = s_td == v_td and len(s_leaves) == len(v_leaves)
-    if ok:
-        for s, v in zip(s_leaves, v_leaves):
-            if isinstance(s, VariableSpec):
-                ok = s.is_compatible_with(v)
-            elif isinstance(s, TensorSpec):
-                ok = (isinstance(v, Tensor | np.ndarray) and v.dtype == s.dtype
-                      and shape_compatible(s.shape, v.shape))
-            else:
-                ok = leaf_key(s) == leaf_key(v)  # as trace keys compare (NaN, -0.0)
-            if not ok:
-                break
-    if not ok:
-        raise TypeError(
-            f"{fn_name}: argument '{name}' does not match this concrete function: expected "
-            f"{_describe(spec)}, got {_describe_value(value)}. Call the gc.function itself "
-            "to trace a new signature.")
-
-
-def _describe(spec) -> str:
-    if isinstance(spec, VariableSpec):
-        return f"{spec.dtype.name} gc.Variable, shape={spec.shape}"
-    if isinstance(spec, TensorSpec):
-        shape = "<unknown>" if spec.shape is None else str(spec.shape)
-        return f"{spec.dtype.name} Tensor, shape={shape}"
-    if isinstance(spec, list):
-        return "[" + ", ".join(_describe(s) for s in spec) + "]"
-    if isinstance(spec, tuple) and not hasattr(type(spec), "_fields"):
-        inner = ", ".join(_describe(s) for s in spec)
-        return f"({inner},)" if len(spec) == 1 else f"({inner})"
-    if isinstance(spec, dict):
-        return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in spec.items()) + "}"
-    return repr(spec)
-
-
-def _describe_value(v) -> str:
-    if isinstance(v, Tensor | np.ndarray):
-        return f"{v.dtype.name} tensor of shape {tuple(v.shape)}"
-    return f"{type(v).__name__} {v!r:.60}"

@@ -21,7 +21,6 @@ import weakref
 import numpy as np
 
 from graphc import config, errors
-from graphc.device import placement
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
 from graphc.errors import RetracingWarning
@@ -311,25 +310,9 @@ class Function:
         each pass's changes and the optimized graph. ``format="html"`` returns (and
         writes to ``path``, if given) the HTML report of every trace instead, tracing for
         the arguments first when there are any (docs/inspecting.md)."""
-        if format != "text":
-            from graphc.pictures.report import explain_html
+        from graphc.tracer.explain import explain
 
-            return explain_html(self, format, path, args, kwargs)
-        from graphc.passes import explain_text
-
-        concrete = self.get_concrete_function(*args, **kwargs)
-        text = explain_text(concrete)
-        if self._backend == "numba":
-            from graphc.runtime.cpu import numba_cpu
-
-            runtime = concrete.runtime or numba_cpu.executor_for(
-                concrete.optimized_graph, warned=self._fallback_warned)
-            text += "\n\n=== runtime ===\n" + runtime.explain()
-            text += placement.runtime_text(concrete)  # on accelerators, if any
-        else:
-            text += "\n\n=== runtime ===\nbackend: numpy (reference interpreter)"
-        print(text)
-        return text
+        return explain(self, args, kwargs, format, path)
 
     def concrete_functions(self) -> list[ConcreteFunction]:
         """Every trace kept in the cache, in the order they were traced."""
@@ -397,16 +380,6 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
                         jit_compile=jit_compile)
 
     return decorate if fn is None else decorate(fn)
-
-
-def executing_eagerly() -> bool:
-    """False while this thread traces a ``gc.function`` (code runs to build a graph),
-    True otherwise, also under ``run_functions_eagerly(True)`` (``tf.executing_eagerly``).
-
-    >>> gc.executing_eagerly()
-    True
-    """
-    return not trace.active()
 
 
 def clear_caches() -> None:

@@ -197,3 +197,13 @@ def freeze(value):
     if isinstance(value, dict):
         return ir.FrozenAttrs({k: freeze(v) for k, v in value.items()})
     return value
+
+
+def executing_eagerly() -> bool:
+    """False while this thread traces a ``gc.function`` (code runs to build a graph),
+    True otherwise, also under ``run_functions_eagerly(True)`` (``tf.executing_eagerly``).
+
+    >>> gc.executing_eagerly()
+    True
+    """
+    return not active()
