@@ -85,10 +85,6 @@ def shaped(x, shape):
     return x.reshape(shape)
 
 
-def empty(n: int, dtype):
-    return cuda().device_array(max(int(n), 1), dtype)
-
-
 def to_device_flat(a, dtype):
     """A host array (or scalar) as a new flat device array of ``dtype``."""
     arr = np.ascontiguousarray(np.asarray(a, dtype=dtype)).reshape(-1)
