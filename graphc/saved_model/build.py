@@ -13,7 +13,7 @@ import inspect
 from graphc.errors import SavedModelError
 from graphc.ops.state import is_resource
 from graphc.saved_model import schema, structure
-from graphc.tracer import ir, nest
+from graphc.tracer import ir, nest, source_info
 from graphc.tracer.call_checks import check_matches, describe_spec
 from graphc.tracer.concrete import _TENSOR, ConcreteFunction
 from graphc.tracer.ir import FrozenAttrs
@@ -205,7 +205,10 @@ class LoadedFunction:
                     check_matches(c.name, name, spec, value)
             except TypeError:
                 continue
-            return c._call_bound(flat)
+            try:
+                return c._call_bound(flat)
+            except Exception as e:  # the user's frames only, as gc.function's call does
+                raise source_info.without_internal_frames(e) from e.__cause__
         listed = "\n".join(c.pretty_printed_signature() for c in self._concretes)
         got = ", ".join(describe_spec(a) if not hasattr(a, "shape") else
                         f"{a.dtype} shape={tuple(a.shape)}" for a in args)
@@ -225,8 +228,22 @@ class Loaded:
         self.functions = {}  # every saved function by name (``<lambda>`` included)
         self.variables = []
 
+    def __call__(self, *args, **kwargs):
+        """The saved object's own ``__call__`` (a ``gc.function``), as ``tf.Module``'s."""
+        if "__call__" not in self.functions:
+            raise TypeError("this saved object has no __call__; call one of its functions: "
+                            f"{sorted(self.functions)}")
+        return self.functions["__call__"](*args, **kwargs)
+
     def __repr__(self):
         return f"<gc.saved_model object: {sorted(self.signatures)}>"
+
+
+def _attribute_name(name) -> bool:
+    """A name a file may set on the loaded object: an identifier that is not a dunder
+    (``__class__``, ``__dict__``) and not one of ``Loaded``'s own attributes."""
+    return name.isidentifier() and not name.startswith("__") and name not in (
+        "signatures", "variables", "functions")
 
 
 def build_object(doc, refs) -> Loaded:
@@ -238,12 +255,11 @@ def build_object(doc, refs) -> Loaded:
         if type(names) is not list or not names or not all(
                 type(n) is str and n in out.signatures for n in names):
             raise SavedModelError(f"functions[{pyname!r}]: must list saved signature names")
-        if pyname.isidentifier() and pyname not in ("signatures", "variables", "functions"):
+        if _attribute_name(pyname):  # others (``__call__``, ``<lambda>``): functions[]
             setattr(out, pyname, LoadedFunction(pyname, [out.signatures[n] for n in names]))
         out.functions[pyname] = LoadedFunction(pyname, [out.signatures[n] for n in names])
     for attr, index in doc["object_variables"].items():
-        if not attr.isidentifier() or attr in doc["functions"] or attr in (
-                "signatures", "variables", "functions"):
+        if not _attribute_name(attr) or attr in doc["functions"]:
             raise SavedModelError(f"object_variables: bad attribute name {attr!r}")
         setattr(out, attr, schema.decode_attr({"variable": index}, refs,
                                                "object_variables").deref())

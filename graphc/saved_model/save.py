@@ -108,7 +108,7 @@ def _collect(obj, signatures):
     functions, variables = {}, {}
     names = sorted(set(dir(type(obj))) | set(getattr(obj, "__dict__", {})))
     for attr in names:
-        if attr.startswith("__"):
+        if attr.startswith("__") and attr != "__call__":  # tf.Module's __call__ is saved
             continue
         value = getattr(obj, attr, None)
         if isinstance(value, Function):

@@ -216,3 +216,25 @@ def test_missing_required_attr_is_refused_at_load(saved, tmp_path):
     _refresh(d)
     with pytest.raises(SavedModelError, match=r"op 'cond' needs attrs \['false_fn'\]"):
         gc.saved_model.load(d)
+
+
+@pytest.mark.parametrize("name", ["__class__", "__dict__", "__call__", "__init__"])
+def test_dunder_function_names_never_become_attributes(saved, tmp_path, name):
+    """A file may name a function ``__class__`` or ``__dict__``: the loaded object keeps
+    its own (setting them would fail or change what the object is); the function is
+    still reachable through ``functions`` (``__call__`` also by calling the object)."""
+    base, want = saved
+    d = tmp_path / "d"
+    shutil.copytree(base, d)
+    doc = json.loads((d / "graph.json").read_text())
+    doc["functions"] = {name: doc["functions"]["f"]}
+    (d / "graph.json").write_text(json.dumps(doc))
+    _refresh(d)
+    m = gc.saved_model.load(d)
+    assert type(m).__name__ == "Loaded" and isinstance(m.__dict__, dict)
+    np.testing.assert_allclose(m.functions[name](X).numpy(), want)
+    if name == "__call__":
+        np.testing.assert_allclose(m(X).numpy(), want)
+    else:
+        with pytest.raises(TypeError, match="this saved object has no __call__"):
+            m(X)

@@ -92,6 +92,26 @@ def test_module_with_methods_and_variables(tmp_path):
     np.testing.assert_array_equal(m.apply(np.ones(4, np.float32)).numpy(), [3.0] * 4)
 
 
+def test_module_call_method_is_saved_and_loaded_object_is_callable(tmp_path):
+    """``@gc.function def __call__`` on a module (tf.Module's usual form) is saved, and
+    the loaded object is callable; errors of the call show the user's frames."""
+    class Dense:
+        def __init__(self):
+            self.w = gc.Variable(np.arange(3, dtype=np.float32))
+
+        @gc.function(input_signature=[gc.TensorSpec([None, 3], gc.float32)])
+        def __call__(self, x):
+            return x @ self.w
+
+    gc.saved_model.save(Dense(), tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    x = _x(2, 3)
+    np.testing.assert_allclose(m(x).numpy(), x @ np.arange(3, dtype=np.float32), rtol=1e-6)
+    np.testing.assert_allclose(m.functions["__call__"](x).numpy(), m(x).numpy())
+    with pytest.raises(TypeError, match="matches no saved signature"):
+        m(_x(2, 4))
+
+
 def test_multiple_signatures_and_none_dims(tmp_path):
     @gc.function(input_signature=[gc.TensorSpec([None, 2], gc.float32)])
     def f(x):
