@@ -42,7 +42,7 @@ def graphs():
     return [(optimized(fn, *args), args)
             for fn, args in [*EXAMPLES, (_gathers, (X[0], *ints)),
                              (_pads, (np.arange(3, dtype=np.float32),)),
-                             (_einsums, EINSUM_ARGS)]]
+                             (_einsums, EINSUM_ARGS), (_sorts, SORT_ARGS)]]
 
 
 def test_api_surface():
@@ -85,15 +85,19 @@ def test_wrong_inputs_say_what_was_expected():
         ex([X, B])
 
 
-def _with_sort(x):
-    return gnp.sort(x * 2.0) + 1.0
+def _scatter(x):  # an op without a CUDA kernel
+    return gc.tensor_scatter_nd_update(x, np.array([[0]]), np.array([5.0], np.float32))
+
+
+def _with_scatter(x):
+    return _scatter(x * 2.0) + 1.0
 
 
 def _partly_on_host(fn, *inputs):
-    """``fn``'s executor (it must warn about ``sort`` and run partly on the host), checked
+    """``fn``'s executor (it must warn about the scatter and run partly on the host), checked
     against the interpreter on each input."""
     graph = optimized(fn, inputs[0])
-    with pytest.warns(FallbackWarning, match="sort"):
+    with pytest.warns(FallbackWarning, match="tensor_scatter_nd_update"):
         ex = cuda.executor_for(graph)
     assert ex.backend == "cuda+host"
     for x in inputs:
@@ -103,9 +107,9 @@ def _partly_on_host(fn, *inputs):
 
 def test_ops_without_kernels_run_on_the_host_and_are_reported():
     x = np.array([3.0, -1.0, 2.0], np.float32)
-    graph, ex = _partly_on_host(_with_sort, x)
-    assert "sort" in ex.explain() and "kernels: 2" in ex.explain()
-    with pytest.raises(FallbackError, match="sort"):
+    graph, ex = _partly_on_host(_with_scatter, x)
+    assert "tensor_scatter_nd_update" in ex.explain() and "kernels: 2" in ex.explain()
+    with pytest.raises(FallbackError, match="tensor_scatter_nd_update"):
         cuda.executor_for(graph, strict=True)
 
 
@@ -116,10 +120,13 @@ def test_run_op_eager_on_the_device():
         out = cuda.run_op(registry.get("add"), {}, [x, y])
         again = cuda.run_op(registry.get("add"), {}, [x, y])  # the cached executor
         srt = cuda.run_op(registry.get("sort"), {"axis": -1}, [y])
+        scattered = cuda.run_op(registry.get("tensor_scatter_nd_update"), {},
+                                [y, cuda.to_device(np.array([[1]])), cuda.to_device(B[:1])])
     assert cuda.is_device_array(out)
     np.testing.assert_array_equal(cuda.to_host(out), X + B)
     np.testing.assert_array_equal(cuda.to_host(again), X + B)
     np.testing.assert_array_equal(cuda.to_host(srt), np.sort(B))
+    np.testing.assert_array_equal(cuda.to_host(scattered), [0, 0, 2, 3])
     assert len(eager._cache) >= 2
 
 
@@ -156,9 +163,9 @@ def test_bad_indices_raise_the_interpreters_error(bad):
     assert str(got.value) == str(want.value) and bad in str(got.value)
 
 
-def _sort_in_branch(x):
+def _scatter_in_branch(x):
     if gnp.sum(x) > 0:
-        y = gnp.sort(x) * 2.0
+        y = _scatter(x) * 2.0
     else:
         y = x + 1.0
     return y * y
@@ -166,7 +173,7 @@ def _sort_in_branch(x):
 
 def test_a_branch_without_kernels_runs_the_whole_cond_on_the_host():
     x = np.array([3.0, -1.0, 2.0], np.float32)
-    _partly_on_host(_sort_in_branch, x, -x)
+    _partly_on_host(_scatter_in_branch, x, -x)
 
 
 def _unfused_chain(x, w):
@@ -221,3 +228,23 @@ def test_einsum_specs():
     ex = cuda.executor_for(graph, strict=True)
     for g, w in zip(ex(list(EINSUM_ARGS)), run_graph(graph, list(EINSUM_ARGS))):
         np.testing.assert_allclose(cuda.to_host(g), w, rtol=2e-6, atol=1e-6)
+
+
+SORT_ARGS = (np.array([[2.0, np.nan, -0.0, 1.0, 0.0, 2.0, np.nan],
+                       [5.0, -1.0, 5.0, 5.0, -np.inf, 0.0, -0.0]], np.float32),
+             np.array([[3, 1, 3, 0, 1]], np.int64), np.array([True, False, True]))
+
+
+def _sorts(f, i, b):
+    return (gnp.sort(f), gnp.argsort(f), gnp.sort(f, axis=0), gnp.argsort(f, axis=0),
+            gnp.argsort(i), gnp.sort(i, axis=0), gnp.sort(b), gnp.argsort(b))
+
+
+def test_sorts_are_stable_with_nans_last():
+    graph = optimized(_sorts, *SORT_ARGS)
+    ex = cuda.executor_for(graph, strict=True)
+    for got, want in zip(ex(list(SORT_ARGS)), run_graph(graph, list(SORT_ARGS))):
+        got = cuda.to_host(got)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 stays first

@@ -32,10 +32,8 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 # Ops whose node runs on the host under the CUDA backend, with the reason (node signature
 # and source location stripped).
 ON_HOST = {
-    'argsort': 'no CUDA kernel for op argsort',
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
-    'sort': 'no CUDA kernel for op sort',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
 }
@@ -71,11 +69,11 @@ REASONS = {name: _reason(name) for name in OPS}
 ON_GPU = [name for name in OPS if REASONS[name] is None]
 # Ops with hand-written kernels whose every sample runs as a kernel (where it does): their
 # axis / key / batch variants generate different code.
-ALL_SAMPLES = ("arange", "argmax", "argmin", "broadcast_to", "concatenate", "cumprod", "cumsum",
-               "dot", "einsum", "expand_dims", "eye", "flip", "full", "full_like", "gather",
-               "getitem", "inner", "linspace", "matmul", "outer", "pad", "repeat", "reshape",
-               "shape", "split", "squeeze", "stack", "std", "take", "take_along_axis",
-               "tensordot", "tile", "trace", "transpose", "var", "vdot")
+ALL_SAMPLES = ("arange", "argmax", "argmin", "argsort", "broadcast_to", "concatenate", "cumprod",
+               "cumsum", "dot", "einsum", "expand_dims", "eye", "flip", "full", "full_like",
+               "gather", "getitem", "inner", "linspace", "matmul", "outer", "pad", "repeat",
+               "reshape", "shape", "sort", "split", "squeeze", "stack", "std", "take",
+               "take_along_axis", "tensordot", "tile", "trace", "transpose", "var", "vdot")
 SAMPLED = [(name, k) for name in ON_GPU
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]

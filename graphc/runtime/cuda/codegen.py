@@ -153,6 +153,7 @@ def _register() -> None:
         kernels_matmul,
         kernels_reduce,
         kernels_shape,
+        kernels_sort,
     )
 
 
