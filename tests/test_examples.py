@@ -34,5 +34,5 @@ def test_benchmarks_quick_run(tmp_path):
                             text=True, timeout=600, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
     for table in ("eager", "function", "passes", "control", "autodiff", "numba", "latency",
-                  "vectorize", "dask"):
+                  "vectorize", "dask", "cuda"):
         assert f"{table}:" in result.stdout

@@ -4,7 +4,7 @@ A :class:`GraphProgram` pickles as its wire form only (``__reduce__``: JSON text
 constant arrays), never as a closure. Each process keeps one executor per graph hash
 (:data:`_executors`): the first call in a process builds the graph from the text and
 compiles it once per block signature (``compiled=True``: block graphs, specialized to
-the blocks' shapes and optimized again, :mod:`graphc.dask.specialize`) through the
+the blocks' shapes and optimized again, :mod:`graphc.passes.specialize`) through the
 normal program cache, or runs
 it on the interpreter (``compiled=False``: the tiny combine graphs, whose shapes vary with
 the tree); later calls, from any thread, reuse it. :func:`stats` counts the builds.
@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from graphc.dask import wire
-from graphc.dask.specialize import for_blocks
+from graphc.passes.specialize import for_shapes
 
 _executors: dict = {}       # (graph hash, block shapes) -> executor (arrays -> list)
 _builds: dict = {}          # the same keys -> times this process built it (1: cached)
@@ -63,7 +63,7 @@ class GraphProgram:
             if self._graph is None:
                 self._graph = wire.loads(self.text, self.arrays)
             if self.compiled:  # one program per block signature, fused for its shapes
-                run = _executor(for_blocks(self._graph, key[1]), True)
+                run = _executor(for_shapes(self._graph, key[1]), True)
             else:
                 run = _executor(self._graph, False)
             _executors[key] = run

@@ -139,6 +139,29 @@ def test_function_under_a_gpu_scope():
     assert model.experimental_get_tracing_count() == 1
 
 
+@pytest.mark.parametrize("how", ["input_signature", "reduce_retracing"])
+def test_function_traced_with_unknown_dims_runs_on_the_gpu(how, recwarn):
+    """A trace with ``None`` dims serves every matching shape on the GPU too: each call
+    shape gets its own specialized program (CUDA kernels need static shapes)."""
+    def body(x):
+        return gnp.tanh(x) + gnp.sum(x, axis=0)
+
+    f = gc.function(body, input_signature=[gc.TensorSpec([None, 3], gc.float32)]) \
+        if how == "input_signature" else gc.function(body, reduce_retracing=True)
+    with gc.device(GPU):
+        for rows in (2, 3, 1, 2):
+            x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3) / 7
+            on_gpu(f(gc.constant(x)), np.tanh(x) + x.sum(axis=0))
+        text = f.explain(gc.constant(x))
+    assert not [w for w in recwarn if issubclass(w.category, gc.errors.FallbackWarning)]
+    if how == "reduce_retracing":  # the first shape's own trace, then one with None
+        assert f.experimental_get_tracing_count() == 2
+        return
+    assert "one program per call shape" in text and "backend: cuda" in text, text
+    with gc.device(GPU), pytest.raises(TypeError, match="input_signature|match"):
+        f(gc.constant(np.ones((2, 4), np.float32)))
+
+
 def test_function_with_structured_outputs():
     with gc.device(GPU):
         out = two_outputs(gc.constant(A))

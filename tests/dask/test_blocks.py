@@ -213,11 +213,11 @@ def test_import_graphc_does_not_import_dask():
 
 
 def test_block_programs_are_specialized_per_block_signature_and_fused():
-    from graphc.dask.specialize import for_blocks
+    from graphc.passes.specialize import for_shapes
 
     graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
     assert all(n.op.name != "fused_elementwise" for n in graph.nodes)  # unknown dims
-    fused = for_blocks(graph, [(20,)])
+    fused = for_shapes(graph, [(20,)])
     assert [n.op.name for n in fused.nodes if n.op.name != "const"] == ["fused_elementwise"]
     assert fused.outputs[0].aval.shape == (20,)
     before = set(programs.stats())
@@ -248,9 +248,9 @@ def test_block_programs_are_serial(monkeypatch):
     monkeypatch.setattr(numba_cpu.settings, "mode", "lazy")
     monkeypatch.setattr(loops.parallel_settings, "enabled", True)
     graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
-    from graphc.dask.specialize import for_blocks
+    from graphc.passes.specialize import for_shapes
 
-    block = for_blocks(graph, [(1 << 20,)])
+    block = for_shapes(graph, [(1 << 20,)])
     assert "prange" in codegen.generate(block).source  # a plain call's program
     ex = programs._executor(block, compiled=True)
     assert "prange" not in ex.program.source and loops.parallel_settings.enabled

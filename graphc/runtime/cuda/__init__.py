@@ -21,7 +21,8 @@ The interface the device layer (``graphc/device/``) calls, stable:
     ``backend`` (``"cuda"``; ``"cuda+host"`` when some nodes run on the host, ``"host"``
     when the whole graph does), ``reasons``, ``explain()``. Nodes without a CUDA kernel
     are reported like the CPU backend's fallbacks: one ``FallbackWarning`` per executor,
-    ``strict=True`` (``jit_compile=True``) raises ``FallbackError`` instead.
+    ``strict=True`` (``jit_compile=True``) raises ``FallbackError`` instead. A graph
+    with unknown input dims gets one such executor per call shape (``Specializing``).
 ``run_op(opdef, attrs, arrays)``
     one op eagerly on the GPU ``arrays`` (device arrays) live on: a one-node graph through
     ``executor_for``, cached by (op, attrs, operand shapes and dtypes). Returns a device
@@ -88,8 +89,10 @@ def is_device_array(x) -> bool:
 def executor_for(graph, index: int = 0, strict: bool = False):
     """The CUDA :class:`~graphc.runtime.cuda.executor.Executor` for ``graph`` on GPU
     ``index``; ``strict=True`` raises ``FallbackError`` if a node cannot run as a kernel."""
-    from graphc.runtime.cuda.executor import Executor
+    from graphc.runtime.cuda.executor import Executor, Specializing
 
+    if any(v.aval.shape is None or None in v.aval.shape for v in graph.inputs):
+        return Specializing(graph, index, strict=strict)  # one program per call shape
     return Executor(graph, index, strict=strict)
 
 

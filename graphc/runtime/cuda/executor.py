@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import threading
+from collections import OrderedDict
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from graphc.runtime.cpu import fallback
 from graphc.runtime.cuda import codegen, devmath, target
 from graphc.runtime.interpreter import run_graph
 from graphc.tracer.printer import node_signature
+from graphc.tracer.signature import shape_compatible
 
 _modules: dict = {}
 _modules_lock = threading.Lock()
@@ -114,8 +116,66 @@ class Executor:
         return "\n".join(lines)
 
 
+class Specializing:
+    """A graph traced with unknown dims (``input_signature`` with ``None``,
+    ``reduce_retracing``): kernels need static shapes, so each call's input shapes get
+    their own :class:`Executor` on the graph specialized to them and optimized again
+    (``graphc.passes.specialize``); the last ``MAX_SHAPES`` are kept. Only the first
+    specialization reports fallbacks (one ``FallbackWarning`` per executor, as a CPU
+    graph); ``explain`` and ``backend`` describe the latest call's."""
+
+    MAX_SHAPES = 16
+
+    def __init__(self, graph, index: int = 0, strict: bool = False):
+        self.graph, self.index, self.strict = graph, index, strict
+        self._avals = [v.aval for v in graph.inputs]
+        self._by_shapes: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self._latest = None
+
+    def _executor(self, shapes) -> Executor:
+        with self._lock:
+            ex = self._by_shapes.get(shapes)
+            if ex is None:
+                from graphc.passes.specialize import for_shapes
+
+                ex = Executor(for_shapes(self.graph, shapes), self.index, strict=self.strict,
+                              warn=not self._by_shapes and self._latest is None)
+                self._by_shapes[shapes] = ex
+                if len(self._by_shapes) > self.MAX_SHAPES:
+                    self._by_shapes.popitem(last=False)
+            else:
+                self._by_shapes.move_to_end(shapes)
+            self._latest = ex
+            return ex
+
+    def __call__(self, arrays):
+        if len(arrays) != len(self._avals):
+            raise TypeError(f"graph {self.graph.name!r} takes {len(self._avals)} inputs, "
+                            f"got {len(arrays)}")
+        for i, (a, aval) in enumerate(zip(arrays, self._avals)):
+            arr = a if is_device_array(a) else np.asarray(a)
+            _check(arr.shape, arr.dtype, aval, i)
+        return self._executor(tuple(tuple(a.shape) for a in arrays))(arrays)
+
+    @property
+    def backend(self) -> str:
+        return self._latest.backend if self._latest is not None else "cuda"
+
+    @property
+    def reasons(self) -> list:
+        return self._latest.reasons if self._latest is not None else []
+
+    def explain(self) -> str:
+        head = (f"traced with unknown dims: one program per call shape "
+                f"({len(self._by_shapes)} so far, the last {self.MAX_SHAPES} kept)")
+        if self._latest is None:
+            return f"backend: cuda (device cuda:{self.index}), not called yet\n{head}"
+        return self._latest.explain() + "\n" + head
+
+
 def _check(shape, dtype, aval, i) -> None:
-    if tuple(shape) != tuple(aval.shape) or np.dtype(dtype) != aval.dtype:
+    if not shape_compatible(aval.shape, tuple(shape)) or np.dtype(dtype) != aval.dtype:
         raise ValueError(f"input {i} is {np.dtype(dtype).name}{list(shape)} but the graph "
                          f"was traced for {aval}: call the function with matching arguments")
 

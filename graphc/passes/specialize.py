@@ -1,9 +1,12 @@
-"""A block graph specialized to one block signature, then optimized again.
+"""A graph with unknown dims specialized to its inputs' actual shapes, then optimized again.
 
-The graph is traced and split with ``None`` for chunked dims (no block size can leak
-into it); each block signature gets a copy whose avals are re-inferred from the blocks'
-shapes by every op's own ``infer``, then the pass pipeline runs again, so elementwise
-fusion (which needs known shapes) fuses the block's chain into one loop.
+Used where the code a backend generates needs static shapes: the Dask backend traces and
+splits with ``None`` for chunked dims (no block size can leak into the graph) and runs
+one specialization per block signature; the CUDA backend runs a graph traced with
+``None`` dims (``input_signature``, ``reduce_retracing``) as one specialization per call
+shape. Each copy has its avals re-inferred from the shapes by every op's own ``infer``,
+then the pass pipeline runs again, so elementwise fusion (which needs known shapes) fuses
+chains into one loop.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ def specialize(graph, shapes):
                     name=graph.name)
 
 
-def for_blocks(graph, shapes):
-    """The optimized specialization of ``graph`` for blocks of ``shapes``."""
+def for_shapes(graph, shapes):
+    """The optimized specialization of ``graph`` for inputs of ``shapes``."""
     from graphc.passes import optimize
 
     return optimize(specialize(graph, shapes))[0]
