@@ -128,3 +128,24 @@ def test_adaptive_threads_follow_the_faster_choice(monkeypatch):
     assert not choice.serial and numba.get_num_threads() == 2
     later = calls(200)
     assert later.count(1) <= 200 // threads.settings.probe_max + 1  # probes back off
+
+
+def test_serial_scope_is_per_thread():
+    """``parallel_settings.serial()`` (the Dask backend's block programs) makes the
+    programs this thread generates serial, never another thread's."""
+    import threading
+
+    import graphc as gc
+    from graphc.runtime.cpu import codegen
+    from graphc.runtime.cpu.loops import parallel_settings
+
+    spec = gc.TensorSpec([parallel_settings.min_size], gc.float32)
+    graph = gc.function(lambda x: x * 2 + 1).get_concrete_function(spec).optimized_graph
+    with parallel_settings.serial():
+        assert "prange" not in codegen.generate(graph).source
+        other = []
+        t = threading.Thread(target=lambda: other.append(codegen.generate(graph).source))
+        t.start()
+        t.join()
+        assert "prange" in other[0]
+    assert "prange" in codegen.generate(graph).source
