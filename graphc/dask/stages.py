@@ -218,7 +218,11 @@ def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, attrs=None,
 
     def combine(p):
         total = registry.bind(op, p, axis=axes, keepdims=True, **extra)
-        return total if finish is None else finish(total, count, attrs, out_dtype)
+        if finish is not None:
+            return finish(total, count, attrs, out_dtype)
+        # NumPy widens a sum or product of small ints: keep the partials' (and the
+        # result's) dtype, as the op's own dtype= asked
+        return total.astype(out_dtype or dtype)
 
     spec = gc.TensorSpec([None] * rank, dtype)
     fn = gc.function(combine, autograph=False)

@@ -18,6 +18,7 @@ from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.errors import InvalidArgumentError
 from graphc.ops import shape_args
 from graphc.ops.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
+from graphc.ops.blocks import ELEMENTWISE
 from graphc.ops.registry import OpDef, bind, register
 from graphc.tracer import source_info, trace
 from graphc.tracer.ir import Aval
@@ -91,6 +92,7 @@ FULL_LIKE = register(OpDef(
     name="full_like",
     attrs={"value": NUMBER, "dtype": OPT_DTYPE},
     infer=_like_infer, ref=_full_like_ref, doc="np.full_like(x, value)",
+    blocks=ELEMENTWISE,  # each block's result is full_like of the block
 ))
 
 

@@ -1,0 +1,52 @@
+"""Dask calls a user porting NumPy code writes first: reductions with a ``dtype=``,
+``zeros_like``-style loop initializers. Each computed result (values and dtype) equals
+the same gc.function on the NumPy array."""
+
+import dask
+import dask.array as da
+import numpy as np
+
+import graphc as gc
+import graphc.numpy as gnp
+
+X = np.random.default_rng(3).standard_normal((7, 5))
+
+
+def _computed_equals_numpy(fn, x, chunks):
+    out = fn(da.from_array(x, chunks=chunks))
+    want = fn(x).numpy()
+    with dask.config.set(scheduler="threads"):
+        got = out.compute()
+    assert out.dtype == want.dtype, (out.dtype, want.dtype)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@gc.function
+def small_int_sums(x):
+    pos = x > 0
+    return gnp.sum(pos, dtype=gnp.int8), gnp.sum(pos, axis=0, dtype=gnp.int16)
+
+
+def test_reduction_dtype_survives_the_tree_combine():
+    for chunks in ((2, 5), (3, 2)):
+        a, b = small_int_sums(da.from_array(X, chunks=chunks))
+        want_a, want_b = (t.numpy() for t in small_int_sums(X))
+        with dask.config.set(scheduler="threads"):
+            got_a, got_b = dask.compute(a, b)
+        assert got_a.dtype == np.int8 and got_b.dtype == np.int16
+        np.testing.assert_array_equal(got_a, want_a)
+        np.testing.assert_array_equal(got_b, want_b)
+
+
+@gc.function
+def like_initializers(x):
+    acc = gnp.zeros_like(x)
+    for i in gc.range(3):
+        acc = acc + x * gc.cast(i, x.dtype)
+    return acc + gnp.ones_like(x, dtype=gnp.int32) + gnp.full_like(x, 0.5)
+
+
+def test_zeros_ones_full_like_run_blockwise():
+    _computed_equals_numpy(like_initializers, X, (3, 2))
