@@ -168,12 +168,29 @@ def _whole_host_reason(graph: Graph) -> str | None:
         for node in g.nodes:
             for v in (*node.inputs, *node.outputs):
                 if v.aval.is_token or is_resource(v.aval):
-                    return (f"{node_signature(g, node)}: op {node.op.name} has effects "
-                            "(effects run on the host, in program order)")
+                    return _for_user(
+                        f"{node_signature(g, node)}: op {node.op.name} has effects "
+                        "(effects run on the host, in program order)", node,
+                        "it has effects (variables, prints, random draws, callbacks run "
+                        "on the host, in program order), so the whole graph runs on the "
+                        "host")
                 if v.aval.shape is None or None in v.aval.shape:
-                    return (f"{node_signature(g, node)}: a value of unknown shape "
-                            f"({v.aval}); CUDA kernels need static shapes")
+                    return _for_user(
+                        f"{node_signature(g, node)}: a value of unknown shape "
+                        f"({v.aval}); CUDA kernels need static shapes", node,
+                        "its result's shape depends on the data, and CUDA kernels need "
+                        "static shapes, so the whole graph runs on the host")
     return None
+
+
+def _for_user(text: str, node, why: str) -> str:
+    """``text`` (IR terms, for ``Program.whole_host``) carrying the user's version of it
+    (the op's public name, the line it was traced at) for warnings and ``explain``."""
+    from graphc.runtime.cpu import fallback
+
+    reason = fallback.Reason(text)
+    reason.item = fallback.Item(fallback.describe(node), node.src or "", why, "fallback")
+    return reason
 
 
 def _graphs(graph: Graph):

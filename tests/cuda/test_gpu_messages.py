@@ -1,0 +1,37 @@
+"""What a user sees when a gc.function on the (simulated) GPU runs wholly on the host:
+the warning names the op by its public name and the user's line, never graphc's IR."""
+
+import warnings
+
+import numpy as np
+
+import graphc as gc
+import graphc.numpy as gnp
+
+COUNTER = gc.Variable(np.zeros(3, np.float32))
+
+
+@gc.function
+def accumulate(x):
+    COUNTER.assign_add(x)  # the line the warning points at
+    return gnp.sum(COUNTER * 2.0)
+
+
+def test_a_graph_with_effects_warns_in_the_users_terms():
+    x = np.array([1.0, 2.0, np.nan], np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with gc.device("cuda:0"):
+            out = accumulate(x)
+    assert out.device == "cuda:0"
+    np.testing.assert_array_equal(out.numpy(), np.float32(np.nan))
+    np.testing.assert_array_equal(COUNTER.numpy(), x)
+    texts = [str(w.message) for w in caught if issubclass(w.category, gc.errors.FallbackWarning)]
+    assert len(texts) == 1, texts
+    (text,) = texts
+    assert "%" not in text and "ref=" not in text, text
+    assert "test_gpu_messages.py:16" in text, text
+    assert "on the host" in text and "gc.device('cpu:0')" in text, text
+    with gc.device("cuda:0"):
+        explained = accumulate.explain(x)
+    assert "%" not in explained.split("runs")[-1] and "test_gpu_messages.py:16" in explained
