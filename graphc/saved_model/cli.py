@@ -77,9 +77,13 @@ def _show(args, out) -> int:
             print(f"  {line}", file=out)
     if m.variables:
         print("\nvariables:", file=out)
+        attrs = {id(v): a for a, v in vars(m).items() if any(v is w for w in m.variables)}
         for v in m.variables:
             what = "trainable" if v.trainable else "not trainable"
-            print(f"  {v.name}: {v.dtype.name} shape={tuple(v.shape)} ({what})", file=out)
+            name = attrs.get(id(v), v.name)  # an object's variable: its attribute
+            if name != v.name and v.name != "Variable":  # not the default name
+                what += f", named {v.name!r}"
+            print(f"  {name}: {v.dtype.name} shape={tuple(v.shape)} ({what})", file=out)
     return 0
 
 
@@ -158,9 +162,14 @@ def _inputs(cf, pairs) -> dict:
 def _check_fits(name, path, a, spec) -> None:
     if a.dtype != spec.dtype or not shape_compatible(spec.shape, a.shape):
         shape = "any shape" if spec.shape is None else \
-            "shape (" + ", ".join("None" if d is None else str(d) for d in spec.shape) + ")"
+            f"shape {_shape_text(spec.shape)}"
         raise UsageError(f"--input {name}: {path} holds {a.dtype.name} of shape "
                          f"{a.shape}; the signature takes {spec.dtype.name} of {shape}")
+
+
+def _shape_text(shape) -> str:
+    """A spec's shape as Python writes a tuple: ``(None, 2)``, ``(3,)``, ``()``."""
+    return repr(tuple(None if d is None else int(d) for d in shape))
 
 
 def _npy(name, path) -> np.ndarray:

@@ -1,0 +1,36 @@
+"""``python -m graphc`` names what a user knows: a 1-D or 0-d spec as Python writes its
+shape, an object's variables by their attribute names."""
+
+import numpy as np
+
+import graphc as gc
+from graphc.__main__ import main
+
+
+class Counter:
+    def __init__(self):
+        self.scale = gc.Variable(np.float32(2.0))
+        self.calls = gc.Variable(0, trainable=False)
+
+    @gc.function(input_signature=[gc.TensorSpec([3], gc.float32), gc.TensorSpec([], gc.int32)])
+    def __call__(self, x, k):
+        self.calls.assign_add(1)
+        return x * self.scale + gc.cast(k, gc.float32)
+
+
+def test_show_and_run_messages(tmp_path, capsys, monkeypatch):
+    gc.saved_model.save(Counter(), tmp_path / "m")
+    np.save(tmp_path / "x64.npy", np.zeros(3))
+    np.save(tmp_path / "x.npy", np.arange(3, dtype=np.float32))
+    np.save(tmp_path / "k.npy", np.zeros((1,), np.int32))
+    monkeypatch.chdir(tmp_path)
+    assert main(["show", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "scale: float32 shape=() (trainable)" in out, out
+    assert "calls: int32 shape=() (not trainable)" in out, out
+    assert main(["run", "m", "--input", "x=x64.npy", "--input", "k=k.npy"]) == 2
+    err = capsys.readouterr().err
+    assert "holds float64 of shape (3,); the signature takes float32 of shape (3,)" in err
+    assert main(["run", "m", "--input", "x=x.npy", "--input", "k=k.npy"]) == 2
+    err = capsys.readouterr().err
+    assert "holds int32 of shape (1,); the signature takes int32 of shape ()" in err, err
