@@ -311,7 +311,10 @@ def _load(key, path, sig, source):
     save_errors = []
     if path is not None:
         _cache_beside(fn, path, save_errors)
-    fn.compile(sig)          # loads from Numba's on-disk cache when it is there
+    from graphc.runtime.vmath_base import interleaved_loops
+
+    with interleaved_loops():  # unrolled vector loops (vmath_base.INTERLEAVE)
+        fn.compile(sig)      # loads from Numba's on-disk cache when it is there
     fn.disable_compile()     # one signature: never a surprise compile on a call
     return fn, (save_errors[0] if save_errors else None)
 
