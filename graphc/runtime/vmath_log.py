@@ -13,9 +13,8 @@ float32 runs in float32 lanes (16 per 512-bit vector; float64 halves that), the 
 manipulation in int32 (each int op cast back to int32, or Numba's int64 promotion makes
 LLVM widen the vectors). log: a degree 10 polynomial in ``f`` (the Chebyshev fit below,
 rounded to float32) in place of the division, <= 1 ULP; denormal inputs are scaled by
-2^23 first. log1p keeps fdlibm's division form (``s = f / (2 + f)``, Taylor terms of
-``2 atanh(s)`` to ``s^11``): the polynomial form lost one more ULP where ``k ln2``
-cancels against ``log1p(f)`` (u just below 1).
+2^23 first. log1p uses the same polynomial on ``f + c 2^-k`` (``c`` the rounding error of
+``1 + x``), so the float32 functions have no division at all (see ``log1p_f32``).
 """
 
 from __future__ import annotations
@@ -81,8 +80,6 @@ _F_LN2_LO = F(_LN2 - 0.693359375)
 _F_MANT = np.int32(0x7FFFFF)
 _F_CARRY = np.int32(0x800000 - 0x3504F3)  # carries into bit 23 exactly when m >= sqrt(2)
 _F_ONE = np.int32(0x3F800000)
-# 2 atanh(s) = 2s + s z R(z), z = s^2 <= 0.03: R's Taylor coefficients 2/3 .. 2/11
-_LGF = tuple(F(2.0 / k) for k in (11, 9, 7, 5, 3))
 
 
 @jit
@@ -101,17 +98,6 @@ def _log_f32_core(u):
     k, f = _split_f32(u)
     z = f * f
     return fma(k, _F_LN2_HI, fma(z * f, horner(f, _P32F), fma(F(-0.5), z, f)) + k * _F_LN2_LO)
-
-
-@jit
-def _log1p_f32_core(u, c):
-    """log(u) + c for a normal positive float32 u, tiny c (fdlibm's summation)."""
-    k, f = _split_f32(u)
-    s = f / (F(2.0) + f)
-    z = s * s
-    r = z * horner(z, _LGF)
-    hfsq = F(0.5) * f * f
-    return k * _F_LN2_HI - ((hfsq - (s * (hfsq + r) + (k * _F_LN2_LO + c))) - f)
 
 
 @jit
@@ -151,11 +137,24 @@ def log_f32(x):
 
 @jit
 def log1p_f32(x):
-    """log(1 + x) of a float32 in float32 arithmetic, <= 1 ULP; keeps -0 and denormals."""
+    """log(1 + x) of a float32 in float32 arithmetic, <= 1 ULP; keeps -0 and denormals.
+
+    ``u = 1 + x`` rounded, ``c`` its rounding error (exact); with ``u = 2^k (1 + f)``,
+    ``log1p x = k ln2 + log1p(f) + c/u``. No division: log's polynomial in ``f`` replaces
+    fdlibm's ``s = f / (2 + f)``, and ``c/u`` needs only a few correct bits. One thread,
+    2^16 values, loops interleaved (vmath_base): 0.58 -> 0.52 ns per value, and
+    ``log1p(exp(-|x|))`` 0.92 -> 0.83."""
     u = F(1.0) + x
     c = (F(1.0) - (u - x)) if u > F(2.0) else (x - (u - F(1.0)))  # u's rounding error
-    c = c / u if u < F(33554432.0) else F(0.0)
-    r = _log1p_f32_core(u if u > 0 else F(1.0), c)
+    k, f = _split_f32(u if u > 0 else F(1.0))
+    # c / u = c 2^-k / (1 + f) ~ c 2^-k (1 - f + f^2): c is below half an ULP of u, so
+    # the quadratic's 7% error at |f| = 0.41 costs < 0.3 ULP; 2^-k from its bits (above
+    # 2^25 c is 0, and k <= 100 keeps those bits a normal number)
+    d = c * f32_from_bits(np.int32((np.int32(-min(k, F(100.0))) + 127) << 23))
+    z = f * f
+    cu = d * fma(f, f - F(1.0), F(1.0))
+    small = fma(z * f, horner(f, _P32F), fma(k, _F_LN2_LO, fma(F(-0.5), z, cu)))
+    r = fma(k, _F_LN2_HI, f + small)  # f and k ln2_hi last, as fdlibm sums
     r = r if x < F(np.inf) else x
     r = r if x != 0 else x  # -0 stays -0
     return r if u > 0 else (F(-np.inf) if x == F(-1.0) else F(np.nan))
