@@ -19,7 +19,7 @@ from graphc.device import placement
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
 from graphc.ops.state import argument_input
-from graphc.tracer import ir, nest, source_info
+from graphc.tracer import ir, nest, source_info, variable_aliasing
 from graphc.tracer import trace as _trace
 from graphc.tracer.call_checks import (
     check_array_argument,
@@ -108,6 +108,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
     graph = ctx.finish(values)
     concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
     concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
+    concrete._aliases = variable_aliasing.traced_pairs(args)
     return concrete
 
 
@@ -170,6 +171,9 @@ class ConcreteFunction:
         self._executor_version = -1  # config.state.optimizer_version it was built under
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
         self._device_executors = {}  # accelerator -> (optimizer_version, executor)
+        # variable arguments that were the same object when traced, and the traces for
+        # calls where they differ (graphc/tracer/variable_aliasing.py)
+        self._aliases, self._unaliased = None, {}
         # set when tracing (the report shows them): why, how long it took, which trace of
         # the function (1, 2, ...), and graph input value id -> argument name
         self.trace_reason, self.trace_seconds, self.trace_number = "", None, 0
@@ -261,6 +265,10 @@ class ConcreteFunction:
             raise source_info.without_internal_frames(e) from e.__cause__
 
     def _call_bound(self, flat_args):
+        if self._aliases is not None:
+            other = variable_aliasing.trace_for_call(self, flat_args)
+            if other is not None:
+                return other._call_bound(flat_args)
         if _taping and _tape._local.tapes or _open and _trace.local.stack:
             return self._call_replayed(flat_args)  # inside a trace, or under a tape
         positions = self._tensor_positions
