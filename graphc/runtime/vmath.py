@@ -90,7 +90,7 @@ def exp_f32(x):
     """exp of a float32 in float32 arithmetic (Cephes expf's polynomial), ~1 ULP."""
     d = min(max(x, _FLO), _FHI)
     n = np.rint(d * _FLOG2E)
-    r = (d - n * _FC1) - n * _FC2
+    r = fma(n, -_FC2, fma(n, -_FC1, d))  # n * _FC1 is exact
     p = fma(horner(r, _FP), r * r, r) + _F1
     # 2^n as two factors so both stay normal for n in [-150, 129]; the last multiply
     # rounds once, into a denormal or to inf where the true result is one
@@ -184,7 +184,7 @@ def _expm1_neg_f32(d):
     ``2^n p + (2^n - 1)``, where ``2^n - 1`` is exact for n >= -24 and below that the
     result rounds to -1 anyway."""
     n = np.rint(d * _FLOG2E)
-    r = (d - n * _FC1) - n * _FC2
+    r = fma(n, -_FC2, fma(n, -_FC1, d))  # n * _FC1 is exact
     p = fma(r * r, fma(r, horner(r, _FEM), _FHALF), r)
     t = _pow2f(n)
     return fma(t, p, t - _F1)
