@@ -103,16 +103,25 @@ def _run(args, out) -> int:
         print(f"error: signature raised {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     named = _named_outputs(result)
+    # Python values in the output structure (None, say) are not arrays: printed, never
+    # written (np.savez would pickle them, and nothing reads pickles back)
+    values = {k: a for k, a in named.items() if a.dtype == object}
+    arrays = {k: a for k, a in named.items() if k not in values}
     if args.output:
         try:
-            np.savez(args.output, **named)
+            np.savez(args.output, **arrays)
         except OSError as e:
             raise UsageError(f"cannot write {args.output}: {e.strerror}") from None
-        print(f"wrote {', '.join(named)} to {args.output}", file=out)
+        print(f"wrote {', '.join(arrays) or 'no arrays'} to {args.output}", file=out)
+        for k, a in values.items():
+            print(f"{k} is the Python value {a[()]!r}: not written", file=out)
         return 0
     with np.printoptions(threshold=100):
         for k, a in named.items():
-            print(f"{k}: {a.dtype.name} shape={a.shape}\n{a}", file=out)
+            if k in values:
+                print(f"{k}: the Python value {a[()]!r}", file=out)
+            else:
+                print(f"{k}: {a.dtype.name} shape={a.shape}\n{a}", file=out)
     return 0
 
 

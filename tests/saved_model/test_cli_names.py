@@ -34,3 +34,22 @@ def test_show_and_run_messages(tmp_path, capsys, monkeypatch):
     assert main(["run", "m", "--input", "x=x.npy", "--input", "k=k.npy"]) == 2
     err = capsys.readouterr().err
     assert "holds int32 of shape (1,); the signature takes int32 of shape ()" in err, err
+
+
+@gc.function(input_signature=[gc.TensorSpec([None], gc.float32)])
+def with_python_values(x):
+    return {"y": x * 2.0, "n": x.shape[0], "tag": None}
+
+
+def test_python_values_in_outputs_are_printed_never_pickled(tmp_path, capsys, monkeypatch):
+    gc.saved_model.save(with_python_values, tmp_path / "p")
+    np.save(tmp_path / "x.npy", np.ones(2, np.float32))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "p", "--input", "x=x.npy", "--output", "o.npz"]) == 0
+    out = capsys.readouterr().out
+    assert "n is the Python value None: not written" in out, out
+    with np.load(tmp_path / "o.npz", allow_pickle=False) as got:
+        assert got.files == ["y"]
+        np.testing.assert_array_equal(got["y"], [2.0, 2.0])
+    assert main(["run", "p", "--input", "x=x.npy"]) == 0
+    assert "tag: the Python value None" in capsys.readouterr().out
