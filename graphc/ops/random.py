@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from graphc.ops import shape_args
 from graphc.ops.attr_types import DTYPE, NUMBER, OPT_INT, SHAPE
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.tracer.ir import Aval
@@ -47,18 +48,25 @@ def set_seed(seed) -> None:
     _rng.reset(seed)
 
 
-def _uniform_ref(shape, dtype, low, high, seed):
+def _run_shape(shape_operand, shape, what):
+    """The draw's shape: the attr, or (a shape known only at run time) the operand's."""
+    return shape_args.dims(shape_operand[0], shape, what) if shape_operand else shape
+
+
+def _uniform_ref(*shape_operand, shape, dtype, low, high, seed):
+    shape = _run_shape(shape_operand, shape, "gc.random.uniform")
     gen = _rng.get(seed)
     if dtype.kind in "iu":
         return gen.integers(low, high, size=shape, dtype=dtype)
     return gen.uniform(low, high, size=shape).astype(dtype, copy=False)
 
 
-def _normal_ref(shape, dtype, loc, scale, seed):
+def _normal_ref(*shape_operand, shape, dtype, loc, scale, seed):
+    shape = _run_shape(shape_operand, shape, "gc.random.normal")
     return _rng.get(seed).normal(loc, scale, size=shape).astype(dtype, copy=False)
 
 
-def _infer(shape, dtype, **attrs):
+def _infer(*shape_operand, shape, dtype, **attrs):
     return Aval(shape, dtype)
 
 
@@ -67,23 +75,29 @@ RANDOM_UNIFORM = register(OpDef(
     attrs={"shape": SHAPE, "dtype": DTYPE, "low": NUMBER, "high": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_uniform_ref, stateful=True,
     extra={"python_side": "gc.random.uniform"},
-    doc="uniform values in [low, high) (integers for integer dtypes)",
+    doc="uniform values in [low, high) (integers for integer dtypes); with an operand (a "
+        "1-D int64 tensor) the shape is read from it at run time and ``shape`` is its "
+        "template, as for ``full``",
 ))
 RANDOM_NORMAL = register(OpDef(
     name="random_normal",
     attrs={"shape": SHAPE, "dtype": DTYPE, "loc": NUMBER, "scale": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_normal_ref, stateful=True,
     extra={"python_side": "gc.random.normal"},
-    doc="normal values with mean loc and standard deviation scale",
+    doc="normal values with mean loc and standard deviation scale; an optional shape "
+        "operand as for random_uniform",
 ))
 
 
-def _shape(size):
+def _shape(size, what):
+    """``(template, operands)``: a static shape, or a shape tensor read at run time (the
+    template holds the dims known while tracing, as for ``gnp.zeros``)."""
     if size is None:
-        return ()
-    if isinstance(size, int | np.integer):
-        return (int(size),)
-    return tuple(operator.index(d) for d in size)
+        return (), ()
+    template, operand = shape_args.shape_arg(size, what)
+    if any(d is not None and d < 0 for d in template or ()):
+        raise ValueError(f"{what}: negative dimension in shape {template}")
+    return template, (() if operand is None else (operand,))
 
 
 def _number(v, name):
@@ -99,13 +113,15 @@ def _number(v, name):
 
 
 def _uniform(shape, low, high, dtype, seed):
-    return bind(RANDOM_UNIFORM, shape=_shape(shape), dtype=np.dtype(dtype),
+    template, operands = _shape(shape, "random.uniform")
+    return bind(RANDOM_UNIFORM, *operands, shape=template, dtype=np.dtype(dtype),
                 low=_number(low, "low"), high=_number(high, "high"),
                 seed=None if seed is None else operator.index(seed))
 
 
 def _normal(shape, loc, scale, dtype, seed):
-    return bind(RANDOM_NORMAL, shape=_shape(shape), dtype=np.dtype(dtype),
+    template, operands = _shape(shape, "random.normal")
+    return bind(RANDOM_NORMAL, *operands, shape=template, dtype=np.dtype(dtype),
                 loc=_number(loc, "mean"), scale=_number(scale, "stddev"),
                 seed=None if seed is None else operator.index(seed))
 

@@ -107,6 +107,9 @@ def static_value(x):
 
 # --------------------------------------------------------------------------- shapes
 def _bad(what, shape, detail=""):
+    if not detail and isinstance(shape, tuple | list) and None in shape:
+        detail = (" (a None dim is unknown while tracing: pass gc.shape(x), the shape "
+                  "known when the function runs, instead of x.shape)")
     return TypeError(
         f"{what}: a shape must be an int, a sequence of ints and 0-d integer tensors, or a "
         f"1-D integer tensor; got {shape!r:.80}{detail}{source_info.where()}")
