@@ -36,7 +36,10 @@ class Split:
             self.places[v.id] = p
         for node in graph.nodes:
             if node.op.stateful:
-                self.refuse(node, "it has side effects, which would run once per block")
+                self.refuse(node, "it has side effects (a variable read or write, a print, a "
+                                  "random draw, a callback), which would run once per block",
+                            advice="Call the function on NumPy arrays, or keep the op out of "
+                                   "the function you call on Dask arrays")
             ins = [self.places[v.id] for v in node.inputs if not v.aval.is_token]
             if all(self.is_whole(p) for p in ins):  # runs whole where needed
                 for v in node.outputs:
@@ -70,13 +73,15 @@ class Split:
     def is_whole(place) -> bool:
         return place is not None and all(label is None for label in place)
 
-    def refuse(self, node, why):
+    def refuse(self, node, why, advice=None):
         if node is None:
             raise BlockSplitError(f"{self.name}: cannot run block by block: {why}")
         where = f" (traced at {node.src})" if node.src else ""
+        advice = advice or ("Call the function on NumPy arrays, or rechunk so the op's "
+                            "axes are whole")
         raise BlockSplitError(
             f"{self.name}: op {node.op.name!r}{where} cannot run block by block: {why}. "
-            "Call the function on NumPy arrays, or rechunk so the op's axes are whole")
+            f"{advice}")
 
     def broadcast(self, node, places) -> list:
         """Places of an elementwise node's outputs (NumPy broadcasting, right-aligned)."""

@@ -5,6 +5,7 @@ the same gc.function on the NumPy array."""
 import dask
 import dask.array as da
 import numpy as np
+import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
@@ -50,3 +51,19 @@ def like_initializers(x):
 
 def test_zeros_ones_full_like_run_blockwise():
     _computed_equals_numpy(like_initializers, X, (3, 2))
+
+
+V = gc.Variable(2.0, dtype=gc.float64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: (gc.print(x), x)[1],
+    lambda x: x * V,
+    lambda x: x + gc.random.uniform((5,), dtype=gc.float64),
+])
+def test_side_effects_are_refused_with_advice_that_helps(fn):
+    with pytest.raises(gc.dask.BlockSplitError, match="side effects") as info:
+        gc.function(fn)(da.from_array(X, chunks=(3, 5)))
+    text = str(info.value)
+    assert "keep the op out" in text and "rechunk" not in text, text
+    assert "test_block_probe.py" in text
