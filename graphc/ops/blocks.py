@@ -12,7 +12,10 @@ split. Ops whose inputs are all whole need no rule: they run whole wherever need
 * :class:`Reduction`: a reduction over only unchunked axes is blockwise; over a chunked
   axis each block reduces to a partial (kept dims), partials are combined as a tree and
   ``finish`` ends it; :class:`Deviation` (``var``/``std``) first reduces the mean.
-* :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans).
+* :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans), and
+  :class:`ArgReduction` (``argmax``/``argmin``) likewise; :class:`NewAxes`
+  (``expand_dims``, ``squeeze``) inserts or drops whole size-1 dims; :class:`ShapeOf`
+  refuses ``gc.shape`` of chunked data with the reason.
 * :class:`Loop`, :class:`Branch`: control flow whose subgraphs run per block; the trip
   count or branch must not depend on chunked data.
 * :class:`Matmul`: a product whose contracted dim is whole (rows or columns chunked).
@@ -110,21 +113,70 @@ class AlongAxis:
     """An op that works along one ``axis`` attr (a scan): blockwise while that axis is
     not chunked; ``axis=None`` (flatten first) is refused."""
 
+    what = "runs along", "a cumulative op across chunks"
+    flat = "it runs over the flattened array, across every chunk"
+
     def place(self, node, places, walk):
         p = places[0]
         axis = node.attrs.get("axis")
         if axis is None:
-            walk.refuse(node, "with axis=None it runs over the flattened array, across "
-                              "every chunk")
+            walk.refuse(node, f"with axis=None {self.flat}")
         axis = normalize_axis(axis, len(p))
         if p[axis] is not None:
-            walk.refuse(node, f"it runs along axis {axis}, which is split into chunks "
-                              "(a cumulative op across chunks); rechunk that axis to one "
-                              f"chunk first (x.rechunk({{{axis}: -1}}))")
-        return [p]
+            walk.refuse(node, f"it {self.what[0]} axis {axis}, which is split into chunks "
+                              f"({self.what[1]}); rechunk that axis to one chunk first "
+                              f"(x.rechunk({{{axis}: -1}}))")
+        return [self.result(p, axis, node)]
+
+    def result(self, place, axis, node):
+        return place
+
+
+class ArgReduction(AlongAxis):
+    """``argmax``/``argmin``: blockwise while their ``axis`` is not chunked (each block
+    holds whole lines); the axis is dropped (kept, whole, with ``keepdims``)."""
+
+    what = "searches along", "an index search across chunks"
+    flat = "it gives an index into the flattened array, across every chunk"
+
+    def result(self, place, axis, node):
+        kept = (None,) if node.attrs.get("keepdims") else ()
+        return place[:axis] + kept + place[axis + 1:]
 
 
 ALONG_AXIS = AlongAxis()
+
+
+class NewAxes:
+    """``expand_dims`` and ``squeeze``: dims of size 1 inserted or removed; the others
+    keep their places."""
+
+    def place(self, node, places, walk):
+        p = places[0]
+        out_rank = len(node.outputs[0].aval.shape)
+        axis = node.attrs.get("axis")
+        if node.op.name == "expand_dims":
+            axes = normalize_axes(axis, out_rank)
+            rest = iter(p)
+            return [tuple(None if i in axes else next(rest) for i in range(out_rank))]
+        if axis is None:  # squeeze every size-1 dim (whole: one chunk of one element)
+            return [tuple(label for label, d in zip(p, node.inputs[0].aval.shape) if d != 1)]
+        axes = normalize_axes(axis, len(p))
+        return [tuple(label for i, label in enumerate(p) if i not in axes)]
+
+
+class ShapeOf:
+    """``gc.shape``: refused on a chunked array (each block would read its own size)."""
+
+    def place(self, node, places, walk):
+        walk.refuse(node, "it reads the shape of an array with a dim split into chunks, and "
+                          "each block would read its own size, not the array's; read only "
+                          "whole dims (x.shape, where a chunked dim is None)")
+
+
+ARG_REDUCTION = ArgReduction()
+NEW_AXES = NewAxes()
+SHAPE_OF = ShapeOf()
 
 
 class Loop:

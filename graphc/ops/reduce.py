@@ -75,7 +75,8 @@ def _arg_reduction(name, fn):
         return Aval(shape, np.dtype(np.intp))
 
     return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
-                          attrs={"axis": AXIS, "keepdims": BOOL}))
+                          attrs={"axis": AXIS, "keepdims": BOOL},
+                          blocks=blocks.ARG_REDUCTION))
 
 
 ARGMAX = _arg_reduction("argmax", np.argmax)

@@ -11,6 +11,7 @@ import numpy as np
 
 from graphc.ops import shape_args
 from graphc.ops.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
+from graphc.ops.blocks import NEW_AXES, SHAPE_OF
 from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
@@ -100,7 +101,7 @@ def _expand_dims_infer(x, axis):
 
 EXPAND_DIMS = register(OpDef(name="expand_dims", attrs={"axis": INTS}, infer=_expand_dims_infer,
                              ref=lambda x, axis: np.expand_dims(x, axis),
-                             doc="np.expand_dims"))
+                             doc="np.expand_dims", blocks=NEW_AXES))
 
 
 def _squeeze_infer(x, axis=None):
@@ -124,7 +125,7 @@ def _squeeze_ref(x, axis=None):
 SQUEEZE = register(OpDef(name="squeeze",
                          attrs={"axis": AXES},
                          infer=_squeeze_infer, ref=_squeeze_ref,
-                         doc="np.squeeze"))
+                         doc="np.squeeze", blocks=NEW_AXES))
 
 
 def _broadcast_to_infer(x, *shape_operand, shape):
@@ -230,7 +231,7 @@ def _shape_infer(x, out_type):
 
 SHAPE = register(OpDef(name="shape", attrs={"out_type": DTYPE}, infer=_shape_infer,
                        ref=lambda x, out_type: np.array(x.shape, dtype=out_type),
-                       doc="tf.shape: the dims as a 1-d tensor"))
+                       doc="tf.shape: the dims as a 1-d tensor", blocks=SHAPE_OF))
 
 
 # ----------------------------------------------------------------------------- API

@@ -67,3 +67,33 @@ def test_side_effects_are_refused_with_advice_that_helps(fn):
     text = str(info.value)
     assert "keep the op out" in text and "rechunk" not in text, text
     assert "test_block_probe.py" in text
+
+
+@gc.function
+def searches_and_new_axes(x):
+    best = gnp.argmax(x, axis=1)
+    worst = gnp.argmin(x, axis=-1, keepdims=True)
+    centred = x - gnp.expand_dims(gnp.mean(x, axis=1), -1)
+    return best, worst, centred, gnp.squeeze(worst, axis=1) + best
+
+
+def test_argmax_argmin_expand_dims_squeeze_along_whole_axes():
+    x = X.copy()
+    x[2, 1] = x[2, 3] = 9.0  # a tie: the first index wins, as in NumPy
+    out = searches_and_new_axes(da.from_array(x, chunks=(3, 5)))
+    want = [t.numpy() for t in searches_and_new_axes(x)]
+    with dask.config.set(scheduler="threads"):
+        got = dask.compute(*out)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn, why", [
+    (lambda x: gnp.argmax(x, axis=0), "searches along axis 0, which is split"),
+    (lambda x: gnp.argmax(x), "axis=None"),
+    (lambda x: x * gc.cast(gc.shape(x)[0], x.dtype), "reads the shape of an array"),
+])
+def test_searches_across_chunks_and_shapes_of_chunked_dims_are_refused(fn, why):
+    with pytest.raises(gc.dask.BlockSplitError, match=why):
+        gc.function(fn)(da.from_array(X, chunks=(3, 5)))
