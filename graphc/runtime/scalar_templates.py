@@ -128,7 +128,7 @@ SCALAR_OVERRIDES = {
     "cos": lambda ins, out, attrs: _vmath("cos", out, "math.cos({0})"),
     "sigmoid": lambda ins, out, attrs: _vmath("sigmoid", out,
                                               "(1.0 / (1.0 + math.exp(-{0})))"),
-    "softplus": lambda ins, out, attrs: _softplus_template(out),
+    "softplus": lambda ins, out, attrs: _vmath("softplus", out, _softplus_template(out)),
 }
 
 

@@ -6,7 +6,7 @@ NumPy's SIMD ``np.exp`` (``math.tanh``: 36 ms against 0.55 ms). These functions 
 arithmetic plus bit casts, FMAs and (sin/cos) table reads, so once LLVM inlines them into
 a fused loop it vectorizes the whole loop. Per-function speed and ULP bounds: docs/vmath.md.
 
-Here: exp, sigmoid, expm1, tanh; log and log1p in vmath_log.py, sin and cos in
+Here: exp, sigmoid, softplus, expm1, tanh; log and log1p in vmath_log.py, sin and cos in
 vmath_trig.py, the bit casts and FMA in vmath_base.py (all re-exported here).
 
 exp (Cody-Waite range reduction, like Cephes/SLEEF): ``x = n ln2 + r`` with
@@ -121,6 +121,18 @@ def sigmoid_f32(x):
 @_jit
 def sigmoid_f64(x):
     return 1.0 / (1.0 + exp_f64(-x))
+
+
+@_jit
+def softplus_f32(x):
+    """log(1 + exp(x)) as NumPy's ``logaddexp(0, x)`` computes it, ``max(x, 0) +
+    log1p(exp(-|x|))`` (never overflows; NaN -> NaN, -inf -> 0, inf -> inf)."""
+    return max(x, np.float32(0.0)) + log1p_f32(exp_f32(-abs(x)))
+
+
+@_jit
+def softplus_f64(x):
+    return max(x, 0.0) + log1p_f64(exp_f64(-abs(x)))
 
 
 @_jit
