@@ -35,3 +35,24 @@ def test_a_graph_with_effects_warns_in_the_users_terms():
     with gc.device("cuda:0"):
         explained = accumulate.explain(x)
     assert "%" not in explained.split("runs")[-1] and "test_gpu_messages.py:16" in explained
+
+
+@gc.function
+def doubled_rows(x):
+    arr = gc.TensorArray(gc.float32, size=0, dynamic_size=True)
+    for i in gc.range(gc.shape(x)[0]):
+        arr = arr.write(i, x[i] * 2.0)
+    return arr.stack()
+
+
+def test_a_data_dependent_shape_gets_shape_advice():
+    x = np.arange(3, dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with gc.device("cuda:0"):
+            out = doubled_rows(x)
+    np.testing.assert_array_equal(out.numpy(), x * 2)
+    (text,) = [str(w.message) for w in caught
+               if issubclass(w.category, gc.errors.FallbackWarning)]
+    assert "test_gpu_messages.py:43" in text and "known shapes" in text, text
+    assert "variable updates" not in text and "%" not in text, text

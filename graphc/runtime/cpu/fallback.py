@@ -135,7 +135,7 @@ def _advice(items) -> str:
     if "unknown" in whys:
         return ("Give the values known shapes (a gc.TensorSpec with every dim, or "
                 "gnp.reshape to a static shape before the op)")
-    if "so the whole graph runs on the host" in whys:  # a CUDA graph with effects
+    if "it has effects" in whys and "the whole graph runs on the host" in whys:  # CUDA
         return ("Keep variable updates, prints and random draws out of the function you "
                 "run on the GPU, or call it under gc.device('cpu:0')")
     if "dtype" in whys:

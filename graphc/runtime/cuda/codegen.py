@@ -178,8 +178,9 @@ def _whole_host_reason(graph: Graph) -> str | None:
                     return _for_user(
                         f"{node_signature(g, node)}: a value of unknown shape "
                         f"({v.aval}); CUDA kernels need static shapes", node,
-                        "its result's shape depends on the data, and CUDA kernels need "
-                        "static shapes, so the whole graph runs on the host")
+                        "its result's shape is unknown until it runs (it depends on the "
+                        "data), and CUDA kernels need static shapes, so the whole graph "
+                        "runs on the host")
     return None
 
 
