@@ -156,6 +156,9 @@ class Stages:
         combine = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes)
         aggregate = _tiny_graph(rule.combine, partial.dtype, partial.ndim, axes,
                                 rule.finish, count, node.attrs, dtype)
+        for g in (combine, aggregate):  # errors name the user's line, not this call's
+            for n in g.nodes:
+                n.src = node.src
         return da.reduction(
             partial, _identity, GraphProgram(aggregate, compiled=False),
             combine=GraphProgram(combine, compiled=False), axis=axes, keepdims=True,
@@ -199,7 +202,7 @@ class _Partial:
         env = {a.id: b for a, b in zip(g.inputs, [v, *self.centers])}
         for n in g.nodes:
             nodes.append(ir.Node(n.op, [env.get(u.id, u) for u in n.inputs], n.attrs,
-                                 n.outputs, n.src))
+                                 n.outputs, self.node.src))  # errors name the user's line
         return env.get(g.outputs[0].id, g.outputs[0]), self.centers
 
 

@@ -97,3 +97,16 @@ def test_argmax_argmin_expand_dims_squeeze_along_whole_axes():
 def test_searches_across_chunks_and_shapes_of_chunked_dims_are_refused(fn, why):
     with pytest.raises(gc.dask.BlockSplitError, match=why):
         gc.function(fn)(da.from_array(X, chunks=(3, 5)))
+
+
+@gc.function
+def smallest(x):
+    return gnp.min(x)  # the line an error names
+
+
+def test_an_error_in_a_blocks_reduction_names_the_users_line():
+    empty = da.from_array(np.zeros((0, 4)), chunks=(2, 2))
+    with pytest.raises(gc.errors.InvalidArgumentError, match="zero-size") as info:
+        with dask.config.set(scheduler="sync"):
+            smallest(empty).compute()
+    assert "test_block_probe.py:104" in str(info.value), str(info.value)
