@@ -112,7 +112,8 @@ def _run(args, out) -> int:
             np.savez(args.output, **arrays)
         except OSError as e:
             raise UsageError(f"cannot write {args.output}: {e.strerror}") from None
-        print(f"wrote {', '.join(arrays) or 'no arrays'} to {args.output}", file=out)
+        path = args.output if str(args.output).endswith(".npz") else f"{args.output}.npz"
+        print(f"wrote {', '.join(arrays) or 'no arrays'} to {path}", file=out)  # as savez
         for k, a in values.items():
             print(f"{k} is the Python value {a[()]!r}: not written", file=out)
         return 0

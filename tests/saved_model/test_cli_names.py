@@ -53,3 +53,12 @@ def test_python_values_in_outputs_are_printed_never_pickled(tmp_path, capsys, mo
         np.testing.assert_array_equal(got["y"], [2.0, 2.0])
     assert main(["run", "p", "--input", "x=x.npy"]) == 0
     assert "tag: the Python value None" in capsys.readouterr().out
+
+
+def test_output_names_the_file_savez_wrote(tmp_path, capsys, monkeypatch):
+    gc.saved_model.save(with_python_values, tmp_path / "p")
+    np.save(tmp_path / "x.npy", np.ones(2, np.float32))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "p", "--input", "x=x.npy", "--output", "result"]) == 0
+    assert "wrote y to result.npz" in capsys.readouterr().out
+    assert (tmp_path / "result.npz").is_file()
