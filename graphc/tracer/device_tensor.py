@@ -66,6 +66,19 @@ class DeviceTensor(Tensor):
         return (f"<gc.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
                 f"device={self._device}, numpy={np.array_repr(self._np)}>")
 
+    def __reduce__(self):
+        """Copies and pickles: the host values, put back on the same device (the
+        default slot state would try to set the ``_np`` property)."""
+        return _on_device, (np.array(self._np), self._device)
+
+
+def _on_device(values: np.ndarray, device: str) -> Tensor:
+    """``values`` as a new tensor on ``device`` (a ``DeviceError`` if it is missing)."""
+    import graphc as gc
+
+    with gc.device(device):
+        return gc.constant(values)
+
 
 def wrap(dev_array, device: str) -> DeviceTensor:
     """A ``DeviceTensor`` holding ``dev_array`` (not copied) on ``device``."""
