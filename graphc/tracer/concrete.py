@@ -169,6 +169,8 @@ class ConcreteFunction:
                         and out_template[0] is _TENSOR)
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
+        self._hot = None  # array -> array for one input and output, where the executor
+        # has it (``executor.one``: a compiled program's runner); see _install
         self.runtime = None  # the numba executor (how this graph runs, and why), once built
         self._device_executors = {}  # accelerator -> (optimizer_version, executor)
         # variable arguments that were the same object when traced, and the traces for
@@ -340,9 +342,9 @@ class ConcreteFunction:
             def swap(fast):  # called when the compiled program is ready (maybe a thread)
                 with self._lock:
                     if self._executor_version == version:
-                        self._executor = guard(fast)
+                        self._install(guard(fast), version)
 
-            self._executor, self._executor_version = None, version
+            self._install(None, version)
             warned = getattr(self._function, "_fallback_warned", None)  # once per function
             execute = numba_cpu.executor_for(graph, on_compiled=swap,
                                              strict=bool(self._function._jit_compile),
@@ -351,9 +353,18 @@ class ConcreteFunction:
             if self._executor is not None:  # compiled (or loaded) while being built: the
                 return self._executor       # compiled runner itself, one call less
         execute = guard(execute)
-        self._executor = execute
-        self._executor_version = version
+        self._install(execute, version)
         return execute
+
+    def _install(self, executor, version) -> None:
+        """Set the executor, and ``_hot`` (Function's one-tensor call path) to its
+        ``one`` (array -> array: a program of one input) when it has one and this trace
+        returns one tensor; ``_hot`` is cleared first, so no reader pairs it with another
+        executor."""
+        self._hot = None
+        self._executor, self._executor_version = executor, version
+        if self._single:
+            self._hot = getattr(executor, "one", None)
 
     def _wrap_outputs(self, outs):
         leaves = list(self._out_template)

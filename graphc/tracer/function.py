@@ -40,6 +40,7 @@ from graphc.tracer.trace_cache import TraceCache
 from graphc.transforms import tape as _tape
 
 _ndarray = np.ndarray
+_new = object.__new__
 
 MAX_CONCRETE_FUNCTIONS = 128  # per Function; least recently used traces are dropped
 RETRACE_WINDOW = 10  # calls looked at for the retracing warning
@@ -89,7 +90,8 @@ class Function:
         self.retrace_reasons: list[str] = []
         self._last = None  # (key, concrete): the dispatch fast path
         self._fast = None  # (key, concrete) when the last call passed only eager tensors
-        # or ndarrays
+        # or ndarrays; _one: (dtype, shape, concrete) when that was one tensor
+        self._one = None
         if self._input_signature is not None:
             self._check_signature_arity()
         with _registry_lock:
@@ -128,6 +130,29 @@ class Function:
         return fn
 
     def __call__(self, *args, **kwargs):
+        one = self._one  # (dtype, shape, concrete): one plain tensor, as the last call,
+        # and no trace in the window of RETRACE_WINDOW calls (see _arm_one)
+        if one is not None and len(args) == 1 and not (
+                kwargs or _open or _placing or _taping or _state.run_functions_eagerly):
+            # the commonest hot call, checked first and without a loop; nobody traces,
+            # places or tapes (else the checks below, per thread); dtype by identity first
+            a = args[0]
+            t = type(a)
+            arr = a._np if t is Tensor else a if t is _ndarray else None
+            if arr is not None and arr.shape == one[1] and (
+                    (d := arr.dtype) is one[0] or d == one[0]):
+                c = one[2]  # ConcreteFunction._call_arrays inlined for a compiled program
+                hot = c._hot  # of one input and output (array -> array, no lists: a frame
+                try:          # and two lists are 10% of a cached scalar call)
+                    if hot is None or c._executor_version != _state.optimizer_version:
+                        return c._call_arrays([arr])
+                    out = hot(arr)
+                except Exception as e:  # as below: the user's frames only
+                    raise source_info.without_internal_frames(e) from e.__cause__
+                t = _new(Tensor)
+                t._np = out if type(out) is _ndarray else np.asarray(out)
+                t._sym = None
+                return t
         if _state.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
         if _open and _local.stack:
@@ -138,16 +163,7 @@ class Function:
                 fast = None  # maybe on an accelerator: _call_bound places the call
             if _taping and _tape._local.tapes:
                 fast = None  # a tape of this thread records: _call_bound replays the graph
-            if fast is not None and not kwargs and len(args) == 1 == len(fast[0]):
-                a = args[0]  # one tensor argument: the commonest hot call, no loop
-                t = type(a)
-                if t is Tensor or t is _ndarray:
-                    arr = a._np if t is Tensor else a
-                    k = fast[0][0]
-                    if arr is not None and arr.shape == k[1] and arr.dtype == k[0]:
-                        self._recent.append(False)
-                        return fast[1]._call_arrays([arr])
-            elif fast is not None and not kwargs and len(args) == len(fast[0]):
+            if fast is not None and not kwargs and len(args) == len(fast[0]):
                 # the last call's signature, all plain tensors: compare dtype/shape in place
                 # instead of building the key (the cached-call hot path)
                 arrays = []
@@ -161,6 +177,8 @@ class Function:
                     arrays.append(arr)
                 else:
                     self._recent.append(False)
+                    if self._one is None and len(arrays) == 1:
+                        self._arm_one()
                     return fast[1]._call_arrays(arrays)
             if kwargs or not self._simple or len(args) != len(self._params):
                 args = self._bind(args, kwargs)
@@ -214,7 +232,16 @@ class Function:
                           for a in flat_args)
         self._fast = (key, concrete) if tensor_args and len(flat_args) == len(
             self._params) and self._simple else None
+        self._arm_one()
         return concrete
+
+    def _arm_one(self):
+        """The one-tensor path (``_one``) for ``_fast``'s trace of one argument, armed
+        only while the retrace window is full of calls that did not trace: that path
+        records nothing, as one more such call would change nothing there."""
+        fast, recent = self._fast, self._recent
+        self._one = (*fast[0][0], fast[1]) if fast is not None and len(fast[0]) == 1 and (
+            len(recent) == recent.maxlen and True not in recent) else None
 
     def _new_trace(self, key, flat_args) -> ConcreteFunction:
         if self._input_signature is not None:
@@ -327,7 +354,7 @@ class Function:
     def clear_cache(self):
         self._traces.clear()
         self._last = None
-        self._fast = None
+        self._fast = self._one = None
         with _registry_lock:
             bound_functions = list(self._instances.values())
         for bound in bound_functions:

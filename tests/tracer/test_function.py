@@ -294,6 +294,29 @@ def test_no_warning_when_calls_are_cached():
             f(gnp.ones(1))
 
 
+def test_retrace_window_counts_calls_of_the_one_tensor_path():
+    """Cached one-tensor calls skip the window's bookkeeping only while it holds no
+    trace (one more cached call would change nothing): the warning still counts traces
+    among the last 10 calls exactly."""
+    @gc.function
+    def f(x):
+        return x + 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 5):  # 4 traces
+            f(gnp.ones(n))
+        for _ in range(20):    # cached: the window forgets the traces, the path arms
+            f(gnp.ones(4))
+        assert f._one is not None
+        for n in range(5, 9):  # 4 traces within 10 calls: no warning yet
+            f(gnp.ones(n))
+        assert not [w for w in caught if issubclass(w.category, RetracingWarning)]
+        assert f._one is None  # disarmed while the window holds traces
+        f(gnp.ones(9))         # the 5th within the window
+        assert len([w for w in caught if issubclass(w.category, RetracingWarning)]) == 1
+
+
 # ------------------------------------------------------------------ decorator forms, methods
 def test_decorator_forms():
     def plain(x):

@@ -71,7 +71,8 @@ class Program:
                                    # outputs, in this order (their new values)
     recycle: tuple = ()            # (output index, dtype, ndim) per ``rK`` parameter,
                                    # passed last (see ``recycle.py``)
-    scalar_outputs: tuple = ()     # per output: its dtype when returned as a scalar
+    scalar_outputs: tuple = ()     # per returned value: its dtype when a scalar; one
+                                   # value is returned bare, more as a tuple
     reasons: list = field(default_factory=list)
     blocked: list = field(default_factory=list)  # (node, reason): top-level, no kernel
 
@@ -177,7 +178,8 @@ class _Gen(Loops):
             var = variables[k][0].deref()
             outs.append(f"w{k}")
             scalar_out.append(var.dtype if not var.shape else None)
-        self.line(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        # one value is returned bare (no 1-tuple to build and index: 20 ns of a call)
+        self.line(f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)})")
         params += [f"c{i}" for i in range(len(self.consts))]
         params += [f"s{k}" for _ref, k in variables]
         params += [f"r{k}" for k in range(len(self.recycled))]
