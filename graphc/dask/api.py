@@ -58,7 +58,15 @@ def dask_call(function, args):
         spec_args.append(nest.unflatten(td, [_spec(arrays.get(id(x)), places.get(id(x)), x)
                                              for x in ls]))
     key = tuple(structure_key(a) for a in spec_args)
-    concrete = function._lookup(key, spec_args)
+    try:
+        concrete = function._lookup(key, spec_args)
+    except TypeError as e:
+        if function._input_signature is None or "input_signature" not in str(e):
+            raise
+        raise TypeError(
+            f"{e} (with Dask arguments, a dim split into several chunks is traced as "
+            "None, since its size differs from block to block: give None for it in the "
+            "input_signature, or rechunk it to one chunk)") from None
     graph = concrete.optimized_graph
     tensors = [x for x in leaves if _is_tensor_leaf(x) or is_dask_array(x)]
     if len(tensors) != len(graph.inputs):

@@ -110,3 +110,15 @@ def test_an_error_in_a_blocks_reduction_names_the_users_line():
         with dask.config.set(scheduler="sync"):
             smallest(empty).compute()
     assert "test_block_probe.py:104" in str(info.value), str(info.value)
+
+
+@gc.function(input_signature=[gc.TensorSpec([7, 5], gc.float64)])
+def fixed_rows(x):
+    return x * 2.0
+
+
+def test_a_fixed_spec_for_a_chunked_dim_says_why_it_does_not_match():
+    with pytest.raises(TypeError, match="give None for it in the input_signature"):
+        fixed_rows(da.from_array(X, chunks=(3, 5)))
+    out = fixed_rows(da.from_array(X, chunks=(7, 5)))  # one chunk: the spec matches
+    np.testing.assert_array_equal(out.compute(scheduler="sync"), X * 2.0)
