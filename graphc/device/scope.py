@@ -15,7 +15,7 @@ from graphc.device import names
 
 class _ThreadState(threading.local):
     def __init__(self):
-        self.stack: list[str] = []  # short names, innermost last
+        self.stack: list[str | None] = []  # short names (None: cleared), innermost last
 
 
 local = _ThreadState()
@@ -36,6 +36,8 @@ class device:
     ``"/job:localhost/replica:0/task:0/device:CPU:0"``) or a ``LogicalDevice``. A device
     that does not exist raises ``gc.errors.DeviceError`` here, listing those that do.
     Scopes nest (the innermost wins) and belong to the thread that opens them.
+    ``gc.device(None)`` clears the enclosing scopes until it ends (``tf.device(None)``):
+    work runs where its tensors are, new tensors on the CPU.
 
     >>> with gc.device("cpu:0"):
     ...     t = gc.constant([1.0, 2.0])
@@ -46,17 +48,17 @@ class device:
     __slots__ = ("name",)
 
     def __init__(self, name):
-        self.name = names.resolve(name)
+        self.name = None if name is None else names.resolve(name)
 
     def __enter__(self):
         local.stack.append(self.name)
-        if self.name != names.CPU:
+        if self.name not in (names.CPU, None):
             placing.append(self.name)
         return self
 
     def __exit__(self, *exc):
         name = local.stack.pop()
-        if name != names.CPU:
+        if name not in (names.CPU, None):
             placing.remove(name)
         return False
 
