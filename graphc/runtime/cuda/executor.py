@@ -74,6 +74,8 @@ class Executor:
         # entering a device context costs a few microseconds a call: only with several GPUs
         gpus = target.cuda().gpus
         self._gpu = gpus[index] if len(gpus) > 1 else contextlib.nullcontext()
+        if target.simulator():  # its launches swap module-wide state: one at a time
+            self._gpu = _SIMULATOR_LAUNCH
 
     @property
     def backend(self) -> str:
@@ -211,6 +213,12 @@ def load(program, index: int):
         if fn is None:
             fn = _modules[key] = _exec(program.source, index)
     return fn
+
+
+# Numba's CUDA simulator runs a launch by swapping module-wide state (the ``cuda``
+# module its kernels see, each thread's block and thread index): two threads launching
+# at once break each other, so under the simulator every program runs holding this.
+_SIMULATOR_LAUNCH = threading.RLock()
 
 
 def _exec(source: str, index: int):
