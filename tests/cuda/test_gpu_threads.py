@@ -1,7 +1,7 @@
 """gc.function calls and eager ops on the (simulated) GPU from several threads at once:
 each thread's results equal NumPy's (the simulator runs one launch at a time)."""
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -14,27 +14,18 @@ def row_norms(x):
     return gnp.sqrt(gnp.sum(x * x, axis=-1)) + 1.0
 
 
+def _work(k):
+    x = np.full((2, 3), float(k), np.float32)
+    with gc.device("cuda:0"):
+        out = row_norms(x)
+        eager = gnp.exp(gc.constant(x)) - 1.0
+    return x, out.device, out.numpy(), eager.numpy()
+
+
 def test_threads_calling_on_the_gpu():
-    results, errors = {}, []
-
-    def work(k):
-        try:
-            x = np.full((2, 3), float(k), np.float32)
-            with gc.device("cuda:0"):
-                out = row_norms(x)
-                eager = gnp.exp(gc.constant(x)) - 1.0
-            results[k] = (out.device, out.numpy(), eager.numpy())
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    for k, (device, out, eager) in results.items():
-        x = np.full((2, 3), float(k), np.float32)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(_work, range(4)))  # re-raises a thread's error here
+    for x, device, out, eager in results:
         assert device == "cuda:0"
         np.testing.assert_allclose(out, np.sqrt((x * x).sum(-1)) + 1.0, rtol=1e-6)
         np.testing.assert_allclose(eager, np.exp(x) - 1.0, rtol=1e-6)
