@@ -120,13 +120,14 @@ PRINT = register(OpDef(
 ))
 
 
-def print_(*values, sep=" ", end="\n", file=None) -> None:
+def print_(*values, sep=" ", end="\n", file=None, output_stream=None, name=None) -> None:
     """Print ``values`` on every call, tensors by their run-time value (``tf.print``).
 
     Unlike Python's ``print`` (which runs only while a ``gc.function`` traces), this prints
     each time the function runs, in order with its other effects. It writes to
     ``sys.stdout`` by default (``tf.print`` uses stderr); ``file`` takes any object with a
-    ``write`` method. Works the same eagerly.
+    ``write`` method (``output_stream``, ``tf.print``'s spelling, is the same; ``name`` is
+    accepted and unused). Works the same eagerly.
 
     >>> @gc.function
     ... def f(x):
@@ -135,6 +136,11 @@ def print_(*values, sep=" ", end="\n", file=None) -> None:
     >>> _ = f(gnp.arange(3))
     x = [0 1 2] sum: 3
     """
+    if output_stream is not None:
+        if file is not None:
+            raise TypeError(f"gc.print: pass file= or output_stream= (the same), not both"
+                            f"{source_info.where()}")
+        file = output_stream
     inputs: list = []
     template = make_template(values, inputs)
     bind(PRINT, *inputs, template=template, sep=str(sep), end=str(end), file=file)
