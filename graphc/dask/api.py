@@ -28,6 +28,11 @@ def is_dask_array(x) -> bool:
     return t.__name__ == "Array" and t.__module__.startswith("dask.array")
 
 
+def holds_dask_array(args, kwargs) -> bool:
+    """Whether any argument (inside lists, tuples, dicts too) is a Dask array."""
+    return any(is_dask_array(x) for a in (*args, *kwargs.values()) for x in nest.flatten(a)[0])
+
+
 def map_blocks(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` over Dask arrays, block by block: a ``dask.array`` (or the
     function's output structure holding them). ``fn``: a ``gc.function`` or a Python

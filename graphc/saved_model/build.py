@@ -9,6 +9,7 @@ signatures' ``ConcreteFunction``s, which compile on the default backend as any t
 from __future__ import annotations
 
 import inspect
+import sys
 
 from graphc.errors import SavedModelError
 from graphc.ops.state import is_resource
@@ -193,11 +194,21 @@ class LoadedFunction:
     def __init__(self, name, concretes):
         self.__name__ = name
         self._concretes = concretes
+        self._over_blocks = None  # a gc.function calling this one, for Dask arguments
 
     def concrete_functions(self) -> list:
         return list(self._concretes)
 
     def __call__(self, *args, **kwargs):
+        if "dask.array" in sys.modules:  # Dask array arguments: block by block, as a
+            from graphc.dask.api import holds_dask_array, map_blocks  # gc.function does
+
+            if holds_dask_array(args, kwargs):
+                if self._over_blocks is None:
+                    from graphc.tracer.function import function
+
+                    self._over_blocks = function(self, autograph=False)
+                return map_blocks(self._over_blocks, *args, **kwargs)
         for c in self._concretes:
             try:
                 flat = c._function._bind(args, kwargs)

@@ -122,3 +122,17 @@ def test_a_fixed_spec_for_a_chunked_dim_says_why_it_does_not_match():
         fixed_rows(da.from_array(X, chunks=(3, 5)))
     out = fixed_rows(da.from_array(X, chunks=(7, 5)))  # one chunk: the spec matches
     np.testing.assert_array_equal(out.compute(scheduler="sync"), X * 2.0)
+
+
+def test_a_loaded_saved_function_takes_dask_arrays(tmp_path):
+    @gc.function(input_signature=[gc.TensorSpec([None, 5], gc.float64)])
+    def row_sums(x):
+        return gnp.sum(x * 2.0, axis=1)
+
+    gc.saved_model.save(row_sums, tmp_path / "f")
+    loaded = gc.saved_model.load(tmp_path / "f")
+    for _ in range(2):  # the second call reuses the first one's trace
+        out = loaded.row_sums(da.from_array(X, chunks=(3, 5)))
+        assert isinstance(out, da.Array)
+        np.testing.assert_allclose(out.compute(scheduler="sync"), (X * 2.0).sum(axis=1))
+    assert loaded.row_sums._over_blocks.experimental_get_tracing_count() == 1
