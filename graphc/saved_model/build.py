@@ -221,8 +221,12 @@ class LoadedFunction:
             except Exception as e:  # the user's frames only, as gc.function's call does
                 raise source_info.without_internal_frames(e) from e.__cause__
         listed = "\n".join(c.pretty_printed_signature() for c in self._concretes)
-        got = ", ".join(describe_spec(a) if not hasattr(a, "shape") else
-                        f"{a.dtype} shape={tuple(a.shape)}" for a in args)
+        def shown(a):
+            return (describe_spec(a) if not hasattr(a, "shape") else
+                    f"{a.dtype} shape={tuple(a.shape)}")
+
+        got = ", ".join([shown(a) for a in args]
+                        + [f"{k}={shown(a)}" for k, a in kwargs.items()])
         raise TypeError(f"{self.__name__}({got}) matches no saved signature; saved:\n{listed}")
 
     def __repr__(self):

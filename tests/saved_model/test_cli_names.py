@@ -1,7 +1,9 @@
-"""``python -m graphc`` names what a user knows: a 1-D or 0-d spec as Python writes its
-shape, an object's variables by their attribute names."""
+"""``python -m graphc`` and loaded calls name what a user knows: a 1-D or 0-d spec as
+Python writes its shape, an object's variables by their attribute names, a call's
+keyword arguments; Python values in outputs are printed, never pickled."""
 
 import numpy as np
+import pytest
 
 import graphc as gc
 from graphc.__main__ import main
@@ -62,3 +64,16 @@ def test_output_names_the_file_savez_wrote(tmp_path, capsys, monkeypatch):
     assert main(["run", "p", "--input", "x=x.npy", "--output", "result"]) == 0
     assert "wrote y to result.npz" in capsys.readouterr().out
     assert (tmp_path / "result.npz").is_file()
+
+
+def test_a_call_matching_no_signature_shows_its_keyword_arguments(tmp_path):
+    @gc.function
+    def scaled(x, k=2):
+        return x * k
+
+    scaled(np.ones(2, np.float32))
+    gc.saved_model.save(scaled, tmp_path / "s")
+    loaded = gc.saved_model.load(tmp_path / "s")
+    np.testing.assert_array_equal(loaded.scaled(np.ones(2, np.float32), k=2).numpy(), [2, 2])
+    with pytest.raises(TypeError, match=r"scaled\(float32 shape=\(2,\), k=2\.5\) matches no"):
+        loaded.scaled(np.ones(2, np.float32), k=2.5)
