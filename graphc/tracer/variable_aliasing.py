@@ -41,7 +41,7 @@ def trace_for_call(concrete, flat_args):
     if all(variables[i] is variables[j] for i, j in concrete._aliases):
         return None
     key = _pattern(variables)
-    with concrete._lock:
+    with concrete._function._traces.trace_lock:  # as Function._lookup traces
         other = concrete._unaliased.get(key)
         if other is None:
             i, j = next((i, j) for i, j in concrete._aliases
