@@ -14,7 +14,8 @@ split. Ops whose inputs are all whole need no rule: they run whole wherever need
   ``finish`` ends it; :class:`Deviation` (``var``/``std``) first reduces the mean.
 * :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans), and
   :class:`ArgReduction` (``argmax``/``argmin``) likewise; :class:`NewAxes`
-  (``expand_dims``, ``squeeze``) inserts or drops whole size-1 dims; :class:`ShapeOf`
+  (``expand_dims``, ``squeeze``) inserts or drops whole size-1 dims; :class:`Transpose`
+  permutes the places; :class:`ShapeOf`
   refuses ``gc.shape`` of chunked data with the reason.
 * :class:`Loop`, :class:`Branch`: control flow whose subgraphs run per block; the trip
   count or branch must not depend on chunked data.
@@ -165,6 +166,18 @@ class NewAxes:
         return [tuple(label for i, label in enumerate(p) if i not in axes)]
 
 
+class Transpose:
+    """``transpose``: each block's transpose is a block of the transpose; the dims keep
+    their chunks, permuted."""
+
+    def place(self, node, places, walk):
+        p = places[0]
+        axes = node.attrs.get("axes")
+        axes = (range(len(p) - 1, -1, -1) if axes is None
+                else [normalize_axis(a, len(p)) for a in axes])  # in order, not sorted
+        return [tuple(p[a] for a in axes)]
+
+
 class ShapeOf:
     """``gc.shape``: refused on a chunked array (each block would read its own size)."""
 
@@ -177,6 +190,7 @@ class ShapeOf:
 ARG_REDUCTION = ArgReduction()
 NEW_AXES = NewAxes()
 SHAPE_OF = ShapeOf()
+TRANSPOSE = Transpose()
 
 
 class Loop:

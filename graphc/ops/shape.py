@@ -11,7 +11,7 @@ import numpy as np
 
 from graphc.ops import shape_args
 from graphc.ops.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
-from graphc.ops.blocks import NEW_AXES, SHAPE_OF
+from graphc.ops.blocks import NEW_AXES, SHAPE_OF, TRANSPOSE
 from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
 from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ops.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
@@ -89,7 +89,7 @@ def _transpose_ref(x, axes=None):
 TRANSPOSE = register(OpDef(name="transpose",
                            attrs={"axes": OPT_INTS},
                            infer=_transpose_infer, ref=_transpose_ref,
-                           doc="np.transpose"))
+                           doc="np.transpose", blocks=TRANSPOSE))
 
 
 def _expand_dims_infer(x, axis):

@@ -136,3 +136,24 @@ def test_a_loaded_saved_function_takes_dask_arrays(tmp_path):
         assert isinstance(out, da.Array)
         np.testing.assert_allclose(out.compute(scheduler="sync"), (X * 2.0).sum(axis=1))
     assert loaded.row_sums._over_blocks.experimental_get_tracing_count() == 1
+
+
+@gc.function
+def transposes(x):
+    return x.T * 2.0, x.T @ np.ones((7, 2))
+
+
+@gc.function
+def rotate(y):
+    return gnp.transpose(y, (1, 2, 0)) + 1.0
+
+
+def test_transpose_keeps_each_dims_chunks():
+    y = np.random.default_rng(5).standard_normal((4, 3, 6))
+    out = [*transposes(da.from_array(X, chunks=(7, 2))), rotate(da.from_array(y, chunks=(2, 3, 4)))]
+    want = [*(t.numpy() for t in transposes(X)), rotate(y).numpy()]
+    with dask.config.set(scheduler="threads"):
+        got = dask.compute(*out)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12)
