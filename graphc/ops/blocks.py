@@ -15,7 +15,8 @@ split. Ops whose inputs are all whole need no rule: they run whole wherever need
 * :class:`AlongAxis`: exact per block while its ``axis`` is not chunked (scans), and
   :class:`ArgReduction` (``argmax``/``argmin``) likewise; :class:`NewAxes`
   (``expand_dims``, ``squeeze``) inserts or drops whole size-1 dims; :class:`Transpose`
-  permutes the places; :class:`ShapeOf`
+  permutes the places; :class:`BasicIndex` (``getitem``: ints and slices of whole dims,
+  ``:``, ``None``, ``...``); :class:`ShapeOf`
   refuses ``gc.shape`` of chunked data with the reason.
 * :class:`Loop`, :class:`Branch`: control flow whose subgraphs run per block; the trip
   count or branch must not depend on chunked data.
@@ -178,6 +179,36 @@ class Transpose:
         return [tuple(p[a] for a in axes)]
 
 
+class BasicIndex:
+    """``getitem`` with basic indexing: ints and slices on unchunked dims, whole slices
+    (``:``) on chunked ones, ``None`` (new axes) and ``...``. Array and mask indices, and
+    an int or a partial slice on a chunked dim, are refused."""
+
+    def place(self, node, places, walk):
+        from graphc.ops.indexing import _FULL, _expand
+
+        p = places[0]
+        if any(not walk.is_whole(q) for q in places[1:]):
+            walk.refuse(node, "its index is chunked data")
+        key, advanced = _expand(node.attrs["key"], [v.aval for v in node.inputs[1:]], len(p))
+        if advanced or any(e[0] == "array" for e in key):
+            walk.refuse(node, "it indexes with an array or a mask (which elements each "
+                              "block needs is data)")
+        out, dim = [], 0
+        for e in key:
+            if e[0] == "newaxis":
+                out.append(None)
+            elif e[0] in ("slice", "int"):
+                if p[dim] is not None and e != _FULL:
+                    walk.refuse(node, f"it takes part of axis {dim}, which is split into "
+                                      "chunks (only ':' keeps each block's part); rechunk "
+                                      f"that axis to one chunk first (x.rechunk({{{dim}: -1}}))")
+                if e[0] == "slice":
+                    out.append(p[dim])
+                dim += 1
+        return [tuple(out)]
+
+
 class ShapeOf:
     """``gc.shape``: refused on a chunked array (each block would read its own size)."""
 
@@ -190,6 +221,7 @@ class ShapeOf:
 ARG_REDUCTION = ArgReduction()
 NEW_AXES = NewAxes()
 SHAPE_OF = ShapeOf()
+BASIC_INDEX = BasicIndex()
 TRANSPOSE = Transpose()
 
 

@@ -25,6 +25,7 @@ import operator
 import numpy as np
 
 from graphc.ops.attr_types import AXIS, NEST, STR
+from graphc.ops.blocks import BASIC_INDEX
 from graphc.ops.registry import OpDef, bind, register
 from graphc.ops.shapes import broadcast_shapes, normalize_axis, probe_infer
 from graphc.tracer import source_info
@@ -230,7 +231,7 @@ def _getitem_infer(x, *idx, key):
 
 GETITEM = register(OpDef(name="getitem",
                          attrs={"key": NEST},
-                         infer=_getitem_infer, ref=_getitem_ref,
+                         infer=_getitem_infer, ref=_getitem_ref, blocks=BASIC_INDEX,
                          doc="x[key] with NumPy's basic and advanced indexing"))
 
 

@@ -157,3 +157,29 @@ def test_transpose_keeps_each_dims_chunks():
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@gc.function
+def basic_indexing(x):
+    centred = x - gnp.mean(x, axis=1)[:, None]
+    return centred[:, 1:4], x[..., 0], x[:, ::-2] * 2.0, x[None, :, -1]
+
+
+def test_basic_indexing_of_whole_dims_runs_blockwise():
+    out = basic_indexing(da.from_array(X, chunks=(3, 5)))
+    want = [t.numpy() for t in basic_indexing(X)]
+    with dask.config.set(scheduler="threads"):
+        got = dask.compute(*out)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn, why", [
+    (lambda x: x[1:], "takes part of axis 0"),
+    (lambda x: x[0], "takes part of axis 0"),
+    (lambda x: x[:, np.array([0, 2])], "array or a mask"),
+])
+def test_indexing_a_chunked_axis_is_refused(fn, why):
+    with pytest.raises(gc.dask.BlockSplitError, match=why):
+        gc.function(fn)(da.from_array(X, chunks=(3, 5)))

@@ -147,7 +147,7 @@ def test_map_blocks_python_function_and_structures():
     (lambda x: gc.numpy.cumsum(x, axis=0), "cumsum", "split into chunks"),
     (lambda x: gc.matmul(x, x), "matmul", "contracts an axis that is split"),
     (lambda x: gc.reshape(x, (-1,)), "reshape", "no block rule"),
-    (lambda x: x[x > 0], "getitem", "no block rule"),
+    (lambda x: x[x > 0], "getitem", "its index is chunked data"),
     (lambda x, w=np.array([1.0, -1.0, 2.0]): (x + 1.0, w[w > 0]), "getitem",
      "shape that depends on data"),
 ])
