@@ -91,6 +91,13 @@ def dask_call(function, args):
     return nest.unflatten(concrete._out_treedef, out)
 
 
+def _no_empty_chunks(x):
+    """``x`` without chunks of size 0 (slicing leaves them): a block of no elements has
+    no ``max`` or ``min`` to combine, though the array has. An empty axis keeps one."""
+    chunks = tuple(tuple(c for c in cs if c) or (0,) for cs in x.chunks)
+    return x if chunks == x.chunks else x.rechunk(chunks)
+
+
 def _unify(leaves):
     """``({id(leaf): unified Dask array}, {id(leaf): place}, {label: size})``."""
     import dask.array as da
@@ -111,7 +118,8 @@ def _unify(leaves):
             joined.append(x)
     pairs = []
     for x in joined:
-        arr = x if is_dask_array(x) else da.from_array(_as_numpy(x), chunks=-1)
+        arr = _no_empty_chunks(x) if is_dask_array(x) else da.from_array(
+            _as_numpy(x), chunks=-1)
         pairs += [arr, tuple(f"d{rank - x.ndim + i}" for i in range(x.ndim))]
     chunkss, unified = unify_chunks(*pairs)
     arrays, places = {}, {}

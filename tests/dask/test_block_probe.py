@@ -181,3 +181,14 @@ def test_basic_indexing_of_whole_dims_runs_blockwise():
 def test_indexing_a_chunked_axis_is_refused(fn, why):
     with pytest.raises(gc.dask.BlockSplitError, match=why):
         gc.function(fn)(da.from_array(X, chunks=(3, 5)))
+
+
+@gc.function
+def extremes(x):
+    return gnp.max(x, axis=0), gnp.min(x), gnp.std(x, axis=0), gnp.argmax(x, axis=1)
+
+
+def test_empty_chunks_do_not_break_max_and_min():
+    x = np.arange(10.0).reshape(5, 2)
+    chunked = da.from_array(x, chunks=((0, 2, 3), (2,)))  # a block of no rows
+    _all_match(extremes(chunked), [t.numpy() for t in extremes(x)])
