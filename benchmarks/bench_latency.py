@@ -9,6 +9,7 @@ the "process start" column, which is the wall time of the whole child run).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from time import perf_counter
 
+from benchmarks import latency_aot
 from benchmarks.runner import fmt_time, render_table
 
 # The child program: prints a JSON dict of seconds. MODE picks what it measures.
@@ -30,6 +32,27 @@ if mode == "numba":
     import numba
     print(json.dumps({"import": time.perf_counter() - t0})); sys.exit()
 import numpy as np
+t_np = time.perf_counter()
+if mode in ("small", "small_numba", "small_jax"):  # first compile of a small graph, timed
+    x = np.linspace(-3, 3, 1000).astype(np.float32)  # from after `import numpy`
+    if mode == "small":  # (GRAPHC_JIT=eager, empty cache)
+        import graphc as gc
+        sigmoid = gc.function(lambda x: 1.0 / (1.0 + gc.exp(-x)))
+        sigmoid(x)
+        assert sigmoid.get_concrete_function(x).runtime.origin == "compiled"
+    elif mode == "small_numba":  # the same loop written for numba.njit by hand
+        import numba
+        @numba.njit
+        def loop(x):
+            out = np.empty_like(x)
+            for i in range(x.shape[0]):
+                out[i] = np.float32(1.0) / (np.float32(1.0) + np.exp(-x[i]))
+            return out
+        loop(x)
+    else:
+        import jax, jax.numpy as jnp
+        jax.jit(lambda x: 1.0 / (1.0 + jnp.exp(-x)))(x).block_until_ready()
+    print(json.dumps({"small": time.perf_counter() - t_np})); sys.exit()
 import graphc as gc
 t1 = time.perf_counter()
 out = {"import": t1 - t0, "numba_imported": "numba" in sys.modules}
@@ -51,6 +74,7 @@ if mode == "compiled":  # until the compiled program produced a result
             sigmoid(x)  # the lazy policy compiles after 2 calls
     sigmoid(x)
     out["compiled_result"] = time.perf_counter() - t2
+    out["since_numpy"] = time.perf_counter() - t_np  # import graphc included
     out["origin"] = ex.origin
 print(json.dumps(out))
 """
@@ -100,11 +124,30 @@ def run(settings) -> str:
     compiled = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})
                 for _ in range(max(2, reps // 2))]
     row("cold: first call until the compiled result", compiled, "compiled_result", "")
+    small = {"small": "graphc (GRAPHC_JIT=eager, empty cache)",
+             "small_numba": "hand-written numba.njit loop", "small_jax": "jax.jit"}
+    for mode, who in small.items():
+        if mode == "small_jax" and importlib.util.find_spec("jax") is None:
+            continue
+        runs = [_child(mode, {**base, "GRAPHC_JIT": "eager",  # a new empty cache each
+                              "GRAPHC_CACHE_DIR": tempfile.mkdtemp()}) for _ in range(reps)]
+        row(f"first compile, sigmoid f32[1000], after import numpy: {who}", runs, "small",
+            "<= 0.6 s" if mode == "small" else "")
+    aot = latency_aot.runs(reps, base)
+    if isinstance(aot, str):
+        notes.append(f"ahead-of-time experiment not run: {aot}")
+    else:
+        row("experiment: the loop as an ahead-of-time object through ctypes, no Numba",
+            aot, "small", "")
+        if any(r["numba"] or r["err"] > 1e-6 for r in aot):
+            notes.append("WARNING: the ahead-of-time experiment imported Numba or was wrong")
     warm_dir = tempfile.mkdtemp()
     _child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir})  # fills the disk cache
     disk = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir}) for _ in range(reps)]
     row("fresh process, program on disk: first call until the compiled result", disk,
-        "compiled_result", "<= 0.15 s")
+        "compiled_result", "")
+    row("the same from after import numpy (import graphc included)", disk, "since_numpy",
+        "<= 0.15 s")
     origins = sorted({r.get("origin") for r in disk})
     notes += [
         "time = measured inside a fresh process (median); process = wall time of that "
