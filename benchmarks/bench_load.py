@@ -20,7 +20,7 @@ import numpy as np
 
 import graphc as gc
 from benchmarks.runner import eager_fresh_cache, fmt_ratio, fmt_time, measure, render_table
-from graphc.runtime.cpu import loops, numba_cpu, threads
+from graphc.runtime.cpu import numba_cpu, parallel, threads
 
 
 def sigmoid(x):
@@ -30,18 +30,18 @@ def sigmoid(x):
 def _executors(x):
     graph = gc.function(sigmoid).get_concrete_function(gc.constant(x)).optimized_graph
     out = {}
-    old = (loops.parallel_settings.min_size, threads.settings.adaptive)
+    old = (parallel.parallel_settings.min_size, threads.settings.adaptive)
     try:
-        loops.parallel_settings.min_size = x.size + 1
+        parallel.parallel_settings.min_size = x.size + 1
         out["serial"] = numba_cpu.executor_for(graph)
-        loops.parallel_settings.min_size = 1
+        parallel.parallel_settings.min_size = 1
         threads.settings.adaptive = False
         out["always parallel"] = numba_cpu.executor_for(graph)
         numba_cpu.cache.clear(disk=False)  # the same program, wrapped anew below
         threads.settings.adaptive = True
         out["adaptive"] = numba_cpu.executor_for(graph)
     finally:
-        loops.parallel_settings.min_size, threads.settings.adaptive = old
+        parallel.parallel_settings.min_size, threads.settings.adaptive = old
     return out
 
 

@@ -27,7 +27,7 @@ from benchmarks.runner import (
     render_table,
 )
 from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt, np_power, power
-from graphc.runtime.cpu import loops, numba_cpu
+from graphc.runtime.cpu import numba_cpu, parallel
 from graphc.runtime.interpreter import run_graph
 
 
@@ -173,7 +173,7 @@ def _run(settings) -> str:
     notes = [
         "numba = numba_cpu.executor_for(optimized_graph)(arrays); exp/sigmoid/... use "
         "graphc.runtime.vmath (vectorized); loops of >= "
-        f"{loops.parallel_settings.min_size} elements run with prange on "
+        f"{parallel.parallel_settings.min_size} elements run with prange on "
         f"{_threads()} threads",
         "interpreter = graphc.runtime.interpreter.run_graph(optimized_graph, arrays)",
         "compile = executor_for() in a fresh cache directory (codegen + Numba compile)",
@@ -255,13 +255,13 @@ def _threads() -> int:
 
 
 def parallel_sweep(sizes=None, settings=None) -> str:
-    """Serial vs ``prange`` flat loops by size (how ``loops.parallel_settings.min_size``
+    """Serial vs ``prange`` flat loops by size (how ``parallel.parallel_settings.min_size``
     was chosen): ``x + 1`` (memory-bound) and the sigmoid (compute-bound), float32."""
     settings = settings or Settings()
     sizes = sizes or [2**e for e in (12, 14, 15, 16, 17, 18, 20, 22, 24)]
     rng = np.random.default_rng(0)
     rows = []
-    old_mode, old_min = numba_cpu.settings.mode, loops.parallel_settings.min_size
+    old_mode, old_min = numba_cpu.settings.mode, parallel.parallel_settings.min_size
     numba_cpu.settings.mode = "eager"
     try:
         for n in sizes:
@@ -271,14 +271,14 @@ def parallel_sweep(sizes=None, settings=None) -> str:
                 graph = gc.function(fn).get_concrete_function(gc.constant(x)).optimized_graph
                 cases = {}
                 for name, min_size in (("serial", n + 1), ("parallel", 1)):
-                    loops.parallel_settings.min_size = min_size
+                    parallel.parallel_settings.min_size = min_size
                     cases[name] = (numba_cpu.executor_for(graph), ([x],))
                 t = measure(cases, settings)
                 row += [fmt_time(t["serial"]), fmt_time(t["parallel"]),
                         fmt_ratio(t["parallel"] / t["serial"])]
             rows.append(row)
     finally:
-        numba_cpu.settings.mode, loops.parallel_settings.min_size = old_mode, old_min
+        numba_cpu.settings.mode, parallel.parallel_settings.min_size = old_mode, old_min
     return render_table(
         f"parallel sweep: serial vs prange loops ({_threads()} threads)",
         ["size", "x+1 serial", "x+1 prange", "ratio", "sigmoid serial", "sigmoid prange",

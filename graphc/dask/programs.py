@@ -81,7 +81,7 @@ def _executor(graph, compiled):
 
         return lambda arrays: run_graph(graph, arrays)
     from graphc.runtime.cpu import numba_cpu
-    from graphc.runtime.cpu.loops import parallel_settings
+    from graphc.runtime.cpu.parallel import parallel_settings
 
     # Dask already runs blocks in parallel: a block program's loops stay serial (a
     # prange inside each block would start a thread pool per task and oversubscribe the

@@ -20,11 +20,10 @@ import weakref
 
 import numpy as np
 
-from graphc import config, errors
+from graphc import config
 from graphc.device.scope import local as _scoped
 from graphc.device.scope import placing as _placing
-from graphc.errors import RetracingWarning
-from graphc.tracer import nest, source_info, trace
+from graphc.tracer import nest, retracing, source_info, trace
 from graphc.tracer.concrete import ConcreteFunction, trace_concrete
 from graphc.tracer.signature import (
     TensorSpec,
@@ -43,8 +42,6 @@ _ndarray = np.ndarray
 _new = object.__new__
 
 MAX_CONCRETE_FUNCTIONS = 128  # per Function; least recently used traces are dropped
-RETRACE_WINDOW = 10  # calls looked at for the retracing warning
-RETRACE_LIMIT = 5  # traces within the window that trigger it
 
 _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
 # guards _all_functions and every Function's _instances (adds and snapshots)
@@ -82,7 +79,7 @@ class Function:
         # exact keys (LRU) and patterns (reduce_retracing / input_signature)
         self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
         self._instances = weakref.WeakKeyDictionary()
-        self._recent = collections.deque(maxlen=RETRACE_WINDOW)
+        self._recent = collections.deque(maxlen=retracing.RETRACE_WINDOW)
         self._traces_since_warning = 0
         self._warned = False
         self._fallback_warned: set = set()  # fallbacks warned about (once per function)
@@ -109,7 +106,7 @@ class Function:
                 bound = self._instances.get(instance)
                 if bound is None:
                     bound = self._instances[instance] = Function(
-                        _weak_method(self._python_function, instance),
+                        retracing.weak_method(self._python_function, instance),
                         self._input_signature, self._autograph, self._reduce_retracing,
                         self._backend, self.__name__, self._jit_compile)
         return bound
@@ -274,30 +271,13 @@ class Function:
         self.retrace_reasons.append(reason)
         self._recent.append(True)
         self._traces_since_warning += 1
-        self._maybe_warn(reason)
+        retracing.maybe_warn(self, reason)
         return concrete
 
     # ---------------------------------------------------------------- diagnostics
     def _retrace_reasons(self, key) -> list[str]:
         return closest_diff([p.name for p in self._params],
                             self._traces.keys_newest_first(), key)
-
-    def _maybe_warn(self, reason):
-        traced = self._recent.count(True)  # one C call: atomic against appends
-        if traced < RETRACE_LIMIT:
-            return
-        if self._warned and self._traces_since_warning < RETRACE_LIMIT:
-            return
-        self._warned = True
-        self._traces_since_warning = 0
-        loc = source_info.user_frame(1)
-        where = f" (called at {loc[0]}:{loc[1]})" if loc else ""
-        errors.warn(RetracingWarning(
-            f"gc.function '{self.__name__}' traced {traced} times in its last "
-            f"{len(self._recent)} calls{where}; tracing is slow. Latest reason: {reason}. "
-            "Pass tensors instead of Python values that change, or set input_signature "
-            "(or reduce_retracing=True) so one trace serves many shapes. "
-            "All reasons: fn.retrace_reasons."))
 
     def experimental_get_tracing_count(self) -> int:
         """Number of times this function traced (TensorFlow's name)."""
@@ -362,22 +342,6 @@ class Function:
 
     def __repr__(self):
         return f"<gc.Function {self.__name__}>"
-
-
-def _weak_method(fn, instance):
-    """``fn`` bound to ``instance`` through a weak reference (no instance leaks)."""
-    ref = weakref.ref(instance)
-
-    @functools.wraps(fn)
-    def method(*args, **kwargs):
-        obj = ref()
-        if obj is None:
-            raise ReferenceError(f"the instance {fn.__qualname__} was bound to is gone")
-        return fn(obj, *args, **kwargs)
-
-    sig = inspect.signature(fn)
-    method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
-    return method
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,

@@ -243,17 +243,17 @@ def test_outputs_chunked_alike_share_one_stage():
 def test_block_programs_are_serial(monkeypatch):
     """Dask runs blocks in parallel: no prange inside a block program, even for blocks
     big enough that a plain call's program would use one."""
-    from graphc.runtime.cpu import codegen, loops, numba_cpu
+    from graphc.runtime.cpu import codegen, numba_cpu, parallel
 
     monkeypatch.setattr(numba_cpu.settings, "mode", "lazy")
-    monkeypatch.setattr(loops.parallel_settings, "enabled", True)
+    monkeypatch.setattr(parallel.parallel_settings, "enabled", True)
     graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
     from graphc.passes.specialize import for_shapes
 
     block = for_shapes(graph, [(1 << 20,)])
     assert "prange" in codegen.generate(block).source  # a plain call's program
     ex = programs._executor(block, compiled=True)
-    assert "prange" not in ex.program.source and loops.parallel_settings.enabled
+    assert "prange" not in ex.program.source and parallel.parallel_settings.enabled
 
 
 def test_loop_and_branch_results_whole_on_one_side():

@@ -1,4 +1,4 @@
-"""Parallel elementwise loops (``numba.prange`` above ``loops.parallel_settings.min_size``)
+"""Parallel elementwise loops (``numba.prange`` above ``parallel_settings.min_size``)
 give the same bits as the serial loops and the interpreter."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_numba_backend import build, check, compare, floats
 
-from graphc.runtime.cpu import loops
+from graphc.runtime.cpu.parallel import parallel_settings
 
 F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
 
@@ -32,7 +32,7 @@ def test_parallel_loops_agree_with_serial(monkeypatch):
     tol = {"where": 4, "sum": 4}  # derived from sigmoid: vmath vs NumPy, a few ULP
     serial = check(graph, labels, [x, i], tol)
     assert "prange" not in serial.program.source
-    monkeypatch.setattr(loops.parallel_settings, "min_size", 1024)  # 64 * 33 = 2112
+    monkeypatch.setattr(parallel_settings, "min_size", 1024)  # 64 * 33 = 2112
     parallel = check(graph, labels, [x, i], tol)
     assert "numba.prange" in parallel.program.source and "parallel=" in parallel.program.source
     compare(parallel([x, i]), serial([x, i]), labels)
@@ -55,7 +55,7 @@ def _broadcast_graph():
 def test_broadcasting_row_loops(monkeypatch, parallel):
     graph, labels = _broadcast_graph()
     if parallel:
-        monkeypatch.setattr(loops.parallel_settings, "min_size", 1024)
+        monkeypatch.setattr(parallel_settings, "min_size", 1024)
     shapes = [(4, 16, 33), (33,), (4, 16, 1), (1, 1, 1), (33, 16)]
     ex = check(graph, labels, [floats(s, F32) for s in shapes])
     src = ex.program.source
@@ -73,7 +73,7 @@ def test_adaptive_threads_give_the_same_bits_on_one_thread(monkeypatch):
     x = floats((64, 33), F32)
     i = np.random.default_rng(2).integers(-2**20, 2**20, (64, 33), dtype=np.int32)
     serial = check(graph, labels, [x, i], {"where": 4, "sum": 4})
-    monkeypatch.setattr(loops.parallel_settings, "min_size", 1024)
+    monkeypatch.setattr(parallel_settings, "min_size", 1024)
     parallel = check(graph, labels, [x, i], {"where": 4, "sum": 4})
     choice = parallel._compiled
     assert isinstance(choice, threads._Choice)
@@ -137,7 +137,6 @@ def test_serial_scope_is_per_thread():
 
     import graphc as gc
     from graphc.runtime.cpu import codegen
-    from graphc.runtime.cpu.loops import parallel_settings
 
     spec = gc.TensorSpec([parallel_settings.min_size], gc.float32)
     graph = gc.function(lambda x: x * 2 + 1).get_concrete_function(spec).optimized_graph

@@ -309,7 +309,7 @@ def fusable_reduction(g, node, ins):
     back a whole array otherwise. Only flat serial loops qualify (every operand C-contiguous
     with the result's static shape, fewer elements than the parallel threshold).
     """
-    from graphc.runtime.cpu.loops import parallel_settings
+    from graphc.runtime.cpu.parallel import parallel_settings
 
     if len(node.outputs) != 1 or g.uses.get(node.outputs[0].id) != 1:
         return None
