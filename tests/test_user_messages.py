@@ -106,6 +106,29 @@ def test_an_op_that_should_compile_warns_once_in_user_terms(generating):
     assert mine[0].filename == HERE and mine[0].lineno == line_of("marker: half call")
 
 
+def test_a_variable_passed_as_an_argument_says_to_capture_it(generating):
+    """TensorFlow code often passes a variable as an argument: its reads and writes run
+    in Python here, and the warning says why and how to compile them (it said 'input 0
+    has dtype object ... Cast to a dtype')."""
+    v = gc.Variable(np.ones(3))
+
+    @gc.function
+    def step(var, x):
+        var.assign_add(x)  # marker: assign to an argument variable
+        return var.read_value() * 2
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = step(v, np.ones(3))
+    np.testing.assert_array_equal(out.numpy(), [4.0] * 3)
+    (w,) = of(record, FallbackWarning)
+    msg = str(w.message)
+    assert f"assign_variable at {HERE}:{line_of('marker: assign to an argument')}" in msg
+    assert "a gc.Variable passed as an argument" in msg
+    assert "instead of passing it as an argument" in msg
+    assert "dtype object" not in msg and "Cast to a dtype" not in msg
+
+
 def test_a_fallback_inside_a_branch_is_named_by_its_own_op_and_line(generating):
     @gc.function
     def branchy(x):

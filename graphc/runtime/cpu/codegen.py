@@ -41,7 +41,7 @@ from graphc.runtime.cpu import (
     kernels_state,  # noqa: F401  (registers variable reads and writes)
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
-from graphc.runtime.cpu.kernels_state import STATE_OPS, TOKEN_NAME
+from graphc.runtime.cpu.kernels_state import STATE_OPS, TOKEN_NAME, VARIABLE_ARGUMENT
 from graphc.runtime.cpu.loops import Loops
 from graphc.tracer.ir import TOKEN, Aval, ConstArray, Graph
 from graphc.tracer.printer import Namer, format_graph, node_signature
@@ -146,8 +146,9 @@ class _Gen(Loops):
             params.append(name)
             aval = v.aval
             scalar_in.append(bool(aval.shape == ()))
-            if aval.shape is None:
-                self.reasons.append(f"input {i} has unknown rank")
+            if is_resource(aval) or aval.shape is None:
+                self.reasons.append(f"input {i} is {VARIABLE_ARGUMENT}" if is_resource(aval)
+                                    else f"input {i} has unknown rank")
                 self.vals[v.id] = Val(name, aval)
                 continue
             self._dtype_ok(aval.dtype, f"input {i}")

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from graphc import errors
-from graphc.runtime.cpu.kernels_state import STATE_OPS
+from graphc.runtime.cpu.kernels_state import STATE_OPS, VARIABLE_ARGUMENT
 from graphc.tracer import source_info
 from graphc.tracer.printer import node_signature
 
@@ -138,6 +138,10 @@ def _advice(items) -> str:
     if "it has effects" in whys and "the whole graph runs on the host" in whys:  # CUDA
         return ("Keep variable updates, prints and random draws out of the function you "
                 "run on the GPU, or call it under gc.device('cpu:0')")
+    if VARIABLE_ARGUMENT in whys:
+        return ("Use the variable from the function's enclosing scope (a global, a closure "
+                "or an attribute of self) instead of passing it as an argument: the "
+                "variables a function captures compile into its program")
     if "dtype" in whys:
         return "Cast to a dtype the Numba backend compiles (float32/float64, ints, bool)"
     return "Rewrite the op with ones that compile, or pass backend='numpy' to gc.function"

@@ -40,9 +40,15 @@ class Handle(Val):
         self.slot = slot
 
 
+# Why a variable passed as an argument (a resource input) keeps its reads and writes in
+# Python: the program holds the variables it closes over as function-wide locals, and an
+# argument's variable is known only at call time. fallback.py's advice keys on it.
+VARIABLE_ARGUMENT = "a gc.Variable passed as an argument (only captured variables compile)"
+
+
 def _handle(g, v) -> Handle:
     if not isinstance(v, Handle):
-        raise Unsupported("a variable handle that is not a captured gc.Variable")
+        raise Unsupported(f"its variable is {VARIABLE_ARGUMENT}")
     return v
 
 
