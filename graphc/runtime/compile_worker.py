@@ -20,10 +20,10 @@ empty, or after ``IDLE_EXIT`` seconds idle.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
-import subprocess
 import sys
 import threading
 
@@ -50,23 +50,70 @@ class Job:
         return self.ok
 
 
+class _Child:
+    """The worker process, started without a ``subprocess.Popen``: its finalizer warns
+    (``ResourceWarning: subprocess N is still running``) when the parent exits first,
+    which this child is meant to do (it finishes the jobs it has). Its stdin and stdout
+    are raw pipe ends (no file objects to leave unclosed); a parent that exits closes
+    them, which the worker reads as the end of its jobs."""
+
+    def __init__(self, argv):
+        if not hasattr(os, "posix_spawn"):  # the caller compiles in a thread instead
+            raise OSError("this platform has no posix_spawn")
+        in_r, self.stdin_fd = os.pipe()
+        self.stdout_fd, out_w = os.pipe()
+        try:
+            self.pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True, file_actions=[
+                (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+        except BaseException:
+            for fd in (self.stdin_fd, self.stdout_fd):
+                os.close(fd)
+            raise
+        finally:
+            os.close(in_r)
+            os.close(out_w)
+        self.returncode = None
+
+    def poll(self):
+        """The exit status once the child has exited (and reaped it), else None."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                pid, status = self.pid, 0
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.stdin_fd, view):]
+
+    def lines(self):
+        """The child's stdout, line by line (bytes), until it closes."""
+        pending = b""
+        while chunk := os.read(self.stdout_fd, 1 << 16):
+            *done, pending = (pending + chunk).split(b"\n")
+            yield from done
+        os.close(self.stdout_fd)
+
+
 class _Worker:
     """The parent's handle on one worker process and its reply reader."""
 
     def __init__(self):
         # the child imports what this process imports: its sys.path, exactly (a checkout,
         # a virtual environment), not PYTHONPATH edits that could shadow the stdlib
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, json.dumps(sys.path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8", start_new_session=True)
+        self.proc = _Child([sys.executable, "-c", _BOOT, json.dumps(sys.path)])
         self.jobs: dict[str, list[Job]] = {}
         self.lock = threading.Lock()
         threading.Thread(target=self._read, name="graphc-compile-worker-reader",
                          daemon=True).start()
 
     def alive(self) -> bool:
-        return self.proc.poll() is None and self.proc.stdin is not None
+        return self.proc.poll() is None
 
     def send(self, job: Job, source: str, signature: list) -> bool:
         from graphc import config
@@ -76,15 +123,14 @@ class _Worker:
         with self.lock:
             self.jobs.setdefault(job.key, []).append(job)
             try:
-                self.proc.stdin.write(line + "\n")
-                self.proc.stdin.flush()
-            except (OSError, ValueError):
+                self.proc.write((line + "\n").encode("utf-8"))
+            except OSError:
                 self.jobs[job.key].remove(job)
                 return False
         return True
 
     def _read(self) -> None:
-        for line in self.proc.stdout:
+        for line in self.proc.lines():
             try:
                 reply = json.loads(line)
             except ValueError:
@@ -98,6 +144,9 @@ class _Worker:
             self.jobs.clear()
         for job in waiting:
             job.finish(False, "the compile worker exited")
+        with contextlib.suppress(ChildProcessError):  # (already reaped by poll)
+            _pid, status = os.waitpid(self.proc.pid, 0)  # no zombie while we run on
+            self.proc.returncode = os.waitstatus_to_exitcode(status)
 
 
 _worker: _Worker | None = None
