@@ -270,15 +270,47 @@ def build_object(doc, refs) -> Loaded:
         if type(names) is not list or not names or not all(
                 type(n) is str and n in out.signatures for n in names):
             raise SavedModelError(f"functions[{pyname!r}]: must list saved signature names")
-        if _attribute_name(pyname):  # others (``__call__``, ``<lambda>``): functions[]
-            setattr(out, pyname, LoadedFunction(pyname, [out.signatures[n] for n in names]))
-        out.functions[pyname] = LoadedFunction(pyname, [out.signatures[n] for n in names])
+        fn = LoadedFunction(pyname, [out.signatures[n] for n in names])
+        out.functions[pyname] = fn
+        path = pyname.split(".")
+        if len(path) > 1 and not all(map(_attribute_name, path[:-1])):
+            continue  # not a sub-object's: reachable through functions[] only
+        owners = _owners(out, path[:-1], pyname)
+        owners[-1].functions[path[-1]] = fn
+        if _attribute_name(path[-1]):  # others (``__call__``, ``<lambda>``): functions[]
+            _set(owners[-1], path[-1], fn, pyname)
     for attr, index in doc["object_variables"].items():
-        if not _attribute_name(attr) or attr in doc["functions"]:
+        path = attr.split(".")
+        if not all(map(_attribute_name, path)) or attr in doc["functions"]:
             raise SavedModelError(f"object_variables: bad attribute name {attr!r}")
-        setattr(out, attr, schema.decode_attr({"variable": index}, refs,
-                                               "object_variables").deref())
+        var = schema.decode_attr({"variable": index}, refs, "object_variables").deref()
+        owners = _owners(out, path[:-1], attr)
+        _set(owners[-1], path[-1], var, attr)
+        for owner in owners[1:]:  # a sub-object lists the variables it holds
+            owner.variables.append(var)
     return out
+
+
+def _owners(out, parents, name) -> list:
+    """``[out, sub-object, ...]`` along a dotted name's parents, made as needed (a saved
+    object's sub-objects load as ``Loaded`` objects of their own)."""
+    owners = [out]
+    for part in parents:
+        sub = owners[-1].__dict__.get(part)
+        if sub is None:
+            sub = Loaded()
+            setattr(owners[-1], part, sub)
+        elif not isinstance(sub, Loaded):
+            raise SavedModelError(f"{name!r}: {part!r} is both a sub-object and a "
+                                  "function or variable")
+        owners.append(sub)
+    return owners
+
+
+def _set(owner, attr, value, name) -> None:
+    if attr in owner.__dict__:
+        raise SavedModelError(f"{name!r}: {attr!r} is saved twice on one object")
+    setattr(owner, attr, value)
 
 
 def _signature(name, e, refs) -> ConcreteFunction:

@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import types
 
 import numpy as np
 
@@ -106,19 +107,47 @@ def _collect(obj, signatures):
     if isinstance(obj, Function):
         return _named(obj.__name__, obj), {}
     functions, variables = {}, {}
-    names = sorted(set(dir(type(obj))) | set(getattr(obj, "__dict__", {})))
-    for attr in names:
-        if attr.startswith("__") and attr != "__call__":  # tf.Module's __call__ is saved
-            continue
-        value = getattr(obj, attr, None)
-        if isinstance(value, Function):
-            functions.update(_named(attr, value))
-        elif isinstance(value, Variable):
-            variables[attr] = value
+    _members(obj, "", functions, variables, {id(obj)})  # (its ancestors: no cycles)
     if not functions:
         raise TypeError(f"gc.saved_model.save: {type(obj).__name__} holds no gc.function "
                         "to save (pass a gc.function, a concrete function or signatures=)")
     return functions, variables
+
+
+MAX_DEPTH = 8  # sub-object levels saved (a layer of a block of a model ...)
+
+
+def _members(obj, prefix, functions, variables, ancestors) -> None:
+    """``obj``'s ``gc.function``s and ``gc.Variable``s by dotted path (``"l1.w"``), its
+    sub-objects' too (instance attributes holding plain user objects, as ``tf.Module``
+    tracks submodules). A sub-object held by two attributes is saved under both (its
+    variables once: they are shared); one that is its own ancestor (a cycle) is not
+    walked again."""
+    names = sorted(set(dir(type(obj))) | set(getattr(obj, "__dict__", {})))
+    for attr in names:
+        if attr.startswith("__") and attr != "__call__":  # tf.Module's __call__ is saved
+            continue
+        try:
+            value = getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - a property that raises holds nothing to save
+            continue
+        if isinstance(value, Function):
+            functions.update(_named(prefix + attr, value))
+        elif isinstance(value, Variable):
+            variables[prefix + attr] = value
+        elif attr in getattr(obj, "__dict__", {}) and _sub_object(value) \
+                and id(value) not in ancestors and prefix.count(".") < MAX_DEPTH:
+            _members(value, f"{prefix}{attr}.", functions, variables,
+                     ancestors | {id(value)})
+
+
+def _sub_object(value) -> bool:
+    """A user object that may hold functions and variables (not a class, a module, a
+    function or a library's value)."""
+    kind = type(value)
+    return hasattr(value, "__dict__") and not isinstance(
+        value, type | types.ModuleType | types.FunctionType | types.MethodType) and \
+        kind.__module__.split(".")[0] not in ("builtins", "numpy", "graphc", "functools")
 
 
 def _traces(target, what) -> list:

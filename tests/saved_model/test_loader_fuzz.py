@@ -218,11 +218,14 @@ def test_missing_required_attr_is_refused_at_load(saved, tmp_path):
         gc.saved_model.load(d)
 
 
-@pytest.mark.parametrize("name", ["__class__", "__dict__", "__call__", "__init__"])
+@pytest.mark.parametrize("name", ["__class__", "__dict__", "__call__", "__init__",
+                                  "__class__.f", "signatures.f", "a.__dict__.f", "a..f"])
 def test_dunder_function_names_never_become_attributes(saved, tmp_path, name):
     """A file may name a function ``__class__`` or ``__dict__``: the loaded object keeps
     its own (setting them would fail or change what the object is); the function is
-    still reachable through ``functions`` (``__call__`` also by calling the object)."""
+    still reachable through ``functions`` (``__call__`` also by calling the object). A
+    dotted name loads on sub-objects only when every part before the last is a plain
+    attribute name."""
     base, want = saved
     d = tmp_path / "d"
     shutil.copytree(base, d)
@@ -238,3 +241,23 @@ def test_dunder_function_names_never_become_attributes(saved, tmp_path, name):
     else:
         with pytest.raises(TypeError, match="this saved object has no __call__"):
             m(X)
+
+
+@pytest.mark.parametrize("attr", ["a.b.v", "a.__dict__", "__class__.v", "f.v", "a.signatures"])
+def test_dotted_variable_names_are_checked(saved, tmp_path, attr):
+    base, _ = saved
+    d = tmp_path / "d"
+    shutil.copytree(base, d)
+    doc = json.loads((d / "graph.json").read_text())
+    doc["variables"] = [{"name": "v", "shape": [], "dtype": "float32", "trainable": True,
+                         "key": "v0"}]
+    doc["object_variables"] = {attr: 0}
+    (d / "graph.json").write_text(json.dumps(doc))
+    np.savez(d / "variables.npz", v0=np.float32(1))
+    _refresh(d)
+    if attr == "a.b.v":  # plain names: sub-objects made on the way
+        m = gc.saved_model.load(d)
+        assert float(m.a.b.v.numpy()) == 1.0 and m.a.variables == [m.a.b.v]
+        return
+    with pytest.raises(SavedModelError, match="object_variables|sub-object"):
+        gc.saved_model.load(d)

@@ -112,6 +112,44 @@ def test_module_call_method_is_saved_and_loaded_object_is_callable(tmp_path):
         m(_x(2, 4))
 
 
+def test_sub_objects_are_saved_and_load_as_objects(tmp_path):
+    """A model holding layers (tf.Module's submodules): each layer's functions and
+    variables load on a sub-object of the same name, ``m.l1.w``; a layer held by two
+    attributes loads under both, sharing its variables; a reference cycle is not followed."""
+    class Dense:
+        def __init__(self, n, scale):
+            self.w = gc.Variable(np.full(n, scale, np.float32))
+            self.config = {"n": n}  # not an object to walk
+
+        @gc.function(input_signature=[gc.TensorSpec([None, 2], gc.float32)])
+        def __call__(self, x):
+            return x * self.w
+
+    class Model:
+        def __init__(self):
+            self.l1, self.l2 = Dense(2, 2.0), Dense(2, 3.0)
+            self.same = self.l1
+            self.l2.parent = self  # a cycle
+            self.bias = gc.Variable(np.float32(1.0))
+
+        @gc.function(input_signature=[gc.TensorSpec([None, 2], gc.float32)])
+        def apply(self, x):
+            return self.l2(self.l1(x)) + self.bias
+
+    gc.saved_model.save(Model(), tmp_path)
+    m = gc.saved_model.load(tmp_path)
+    x = _x(3, 2)
+    np.testing.assert_allclose(m.apply(x).numpy(), x * 6 + 1, rtol=1e-6)
+    np.testing.assert_allclose(m.l1(x).numpy(), x * 2, rtol=1e-6)  # callable sub-object
+    np.testing.assert_array_equal(m.l2.w.numpy(), [3.0, 3.0])
+    assert isinstance(m.l1.w, gc.Variable) and m.l1.variables == [m.l1.w]
+    assert m.same.w is m.l1.w and isinstance(m.bias, gc.Variable)
+    assert "l1.__call__" in m.functions and not hasattr(m.l1, "config")
+    assert not hasattr(m.l2, "parent")
+    m.l1.w.assign(np.float32([1.0, 1.0]))  # a loaded variable the loaded graphs read
+    np.testing.assert_allclose(m.apply(x).numpy(), x * 3 + 1, rtol=1e-6)
+
+
 def test_multiple_signatures_and_none_dims(tmp_path):
     @gc.function(input_signature=[gc.TensorSpec([None, 2], gc.float32)])
     def f(x):
