@@ -21,12 +21,8 @@ from graphc.dtypes import (
 )
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
 from graphc.ops.control import cond, switch_case, while_loop
-from graphc.ops.creation import constant, convert_to_tensor, fill
-from graphc.ops.creation import tf_eye as eye
-from graphc.ops.creation import tf_identity as identity
-from graphc.ops.creation import tf_ones as ones
+from graphc.ops.creation import constant, convert_to_tensor
 from graphc.ops.creation import tf_range as range
-from graphc.ops.creation import tf_zeros as zeros
 from graphc.ops.effects import print_ as print
 from graphc.ops.gather import gather, tensor_scatter_nd_update
 from graphc.ops.join import concat
@@ -46,9 +42,6 @@ from graphc.ops.reduce import (
 )
 from graphc.ops.reduce import tf_argmax as argmax
 from graphc.ops.shape import rank, shape, size
-from graphc.ops.shape import tf_broadcast_to as broadcast_to
-from graphc.ops.shape import tf_reshape as reshape
-from graphc.ops.shape import tf_transpose as transpose
 from graphc.ops.tensor_array import TensorArray
 from graphc.runtime import cache
 from graphc.tf_api import (
@@ -58,6 +51,7 @@ from graphc.tf_api import (
     divide,
     equal,
     exp,
+    fill,
     greater,
     greater_equal,
     less,
@@ -75,6 +69,13 @@ from graphc.tf_api import (
     subtract,
     where,
 )
+from graphc.tf_api import tf_broadcast_to as broadcast_to
+from graphc.tf_api import tf_eye as eye
+from graphc.tf_api import tf_identity as identity
+from graphc.tf_api import tf_ones as ones
+from graphc.tf_api import tf_reshape as reshape
+from graphc.tf_api import tf_transpose as transpose
+from graphc.tf_api import tf_zeros as zeros
 from graphc.tracer.function import Function, clear_caches, function
 from graphc.tracer.signature import TensorSpec
 from graphc.tracer.tensor import Tensor

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.dtypes import as_dtype, tf_literal
+from graphc.ops import creation
 from graphc.ops import elementwise as ew
+from graphc.ops import shape as shape_ops
 from graphc.ops.registry import bind
 from graphc.tracer import weak
 from graphc.tracer.tensor import Tensor
@@ -124,3 +126,44 @@ def where(condition, x=None, y=None, name=None):
         raise ValueError("where: give both x and y, or neither")
     x, y = _tf_args(x, y)
     return bind(ew.WHERE, condition, x, y)
+
+
+# --------------------------------------------------------------------------- shapes and creation
+# TensorFlow's spellings of graphc.numpy's shape and creation functions.
+def tf_reshape(tensor, shape, name=None):
+    """``tf.reshape``: like ``gnp.reshape``, with TensorFlow's literal dtypes."""
+    return shape_ops.reshape(*_tf_args(tensor), shape)
+
+
+def tf_transpose(a, perm=None, conjugate=False, name=None):
+    """``tf.transpose(a, perm)``."""
+    return shape_ops.transpose(*_tf_args(a), perm)
+
+
+def tf_broadcast_to(input, shape, name=None):  # noqa: A002
+    """``tf.broadcast_to``."""
+    return shape_ops.broadcast_to(*_tf_args(input), shape)
+
+
+def tf_identity(x, name=None) -> Tensor:
+    """``tf.identity``."""
+    return bind(creation.IDENTITY, creation.convert_to_tensor(x))
+
+
+def fill(dims, value, name=None) -> Tensor:
+    """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32); ``dims`` may be a
+    1-D integer tensor or hold traced 0-d integers (as in :func:`full`)."""
+    value = creation.convert_to_tensor(value)
+    return creation._bind_full(value, dims, value.dtype, "fill")
+
+
+def tf_zeros(shape, dtype=np.float32, name=None) -> Tensor:
+    return creation.zeros(shape, dtype)
+
+
+def tf_ones(shape, dtype=np.float32, name=None) -> Tensor:
+    return creation.ones(shape, dtype)
+
+
+def tf_eye(num_rows, num_columns=None, dtype=np.float32, name=None) -> Tensor:
+    return creation.eye(num_rows, num_columns, dtype=dtype)

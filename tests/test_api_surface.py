@@ -380,7 +380,7 @@ def test_gc_names_use_tensorflow_literal_dtypes(name):
 def test_tf_reshape_and_stack():
     # gc.reshape / gc.stack should be these (see _TF_LIST_XFAIL); check them directly.
     from graphc.ops.join import tf_stack
-    from graphc.ops.shape import tf_reshape
+    from graphc.tf_api import tf_reshape
 
     check(tf_reshape([1, 2, 3, 4], [2, 2]), [[1, 2], [3, 4]], "int32")
     check(tf_reshape(gc.constant(M), [-1]), np.ravel(M), "float32")

@@ -348,30 +348,6 @@ def copy(a) -> Tensor:
     return bind(IDENTITY, a)
 
 
-def tf_identity(x, name=None) -> Tensor:
-    """``tf.identity``."""
-    return bind(IDENTITY, convert_to_tensor(x))
-
-
-def fill(dims, value, name=None) -> Tensor:
-    """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32); ``dims`` may be a
-    1-D integer tensor or hold traced 0-d integers (as in :func:`full`)."""
-    value = convert_to_tensor(value)
-    return _bind_full(value, dims, value.dtype, "fill")
-
-
-def tf_zeros(shape, dtype=np.float32, name=None) -> Tensor:
-    return zeros(shape, dtype)
-
-
-def tf_ones(shape, dtype=np.float32, name=None) -> Tensor:
-    return ones(shape, dtype)
-
-
-def tf_eye(num_rows, num_columns=None, dtype=np.float32, name=None) -> Tensor:
-    return eye(num_rows, num_columns, dtype=dtype)
-
-
 # --------------------------------------------------------------------------- gradients
 # (the rule contract is in graphc/ops/elementwise.py's gradients section)
 def _declare_gradients():

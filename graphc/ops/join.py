@@ -11,9 +11,10 @@ import numpy as np
 
 from graphc.ops.attr_types import AXIS, INT, INT_OR_INTS
 from graphc.ops.registry import ALL, OpDef, bind, register
-from graphc.ops.shape import _axes_error, _rank, _tf_args, expand_dims, reshape
+from graphc.ops.shape import _axes_error, _rank, expand_dims, reshape
 from graphc.ops.shape_args import pack
 from graphc.ops.shapes import broadcast_shapes, normalize_axis
+from graphc.tf_api import _tf_args
 from graphc.tracer.ir import Aval
 
 

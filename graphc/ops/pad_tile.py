@@ -110,7 +110,7 @@ def tile(a, reps):
 def tf_tile(input, multiples, name=None):  # noqa: A002
     """``tf.tile``: ``multiples`` has one entry per dim of ``input`` (ints, traced 0-d
     ints or a 1-D integer tensor)."""
-    from graphc.ops.shape import _tf_args
+    from graphc.tf_api import _tf_args
 
     return tile(*_tf_args(input), multiples)
 
@@ -211,7 +211,7 @@ def pad(a, pad_width, mode="constant", constant_values=0):
 def tf_pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """``tf.pad``: ``paddings`` is ``(rank, 2)`` (ints, traced 0-d ints or an integer
     tensor); modes "CONSTANT", "REFLECT", "SYMMETRIC"."""
-    from graphc.ops.shape import _tf_args
+    from graphc.tf_api import _tf_args
 
     return pad(*_tf_args(tensor), paddings, mode=str(mode).lower(),
                constant_values=constant_values)

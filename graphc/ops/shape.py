@@ -255,23 +255,6 @@ def transpose(a, axes=None):
     return bind(TRANSPOSE, a, axes=None if axes is None else tuple(axes))
 
 
-def _tf_args(*values):
-    """TensorFlow literal dtypes for the ``gc.*`` names (``[1, 2]`` is int32, not int64)."""
-    from graphc.tf_api import _tf_args
-
-    return _tf_args(*values)
-
-
-def tf_reshape(tensor, shape, name=None):
-    """``tf.reshape``: like ``gnp.reshape``, with TensorFlow's literal dtypes."""
-    return reshape(*_tf_args(tensor), shape)
-
-
-def tf_transpose(a, perm=None, conjugate=False, name=None):
-    """``tf.transpose(a, perm)``."""
-    return transpose(*_tf_args(a), perm)
-
-
 def _axes_error(name, e):
     """A bad axis found by a wrapper (before any op runs), named like an op's error."""
     from graphc.errors import InvalidArgumentError
@@ -334,11 +317,6 @@ def broadcast_to(a, shape):
     if operand is None:
         return bind(BROADCAST_TO, a, shape=template)
     return bind(BROADCAST_TO, a, operand, shape=template)
-
-
-def tf_broadcast_to(input, shape, name=None):  # noqa: A002
-    """``tf.broadcast_to``."""
-    return broadcast_to(*_tf_args(input), shape)
 
 
 def repeat(a, repeats, axis=None):

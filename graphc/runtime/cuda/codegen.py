@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphc.ops.state import is_resource
+from graphc.runtime.cuda import whole_host
 from graphc.runtime.scalar_templates import SUPPORTED_DTYPES, Unsupported, literal
 from graphc.tracer.ir import ConstArray, Graph
 from graphc.tracer.printer import Namer, format_graph, node_signature
@@ -135,7 +135,7 @@ def generate(graph: Graph) -> Program:
     """Generate the program for ``graph`` (never raises for an unsupported op: such nodes
     run on the host and ``Program.reasons`` says why)."""
     _register()
-    why = _whole_host_reason(graph)
+    why = whole_host.reason(graph)
     if why is not None:
         return Program(input_avals=tuple(v.aval for v in graph.inputs), whole_host=why,
                        reasons=[why])
@@ -155,50 +155,6 @@ def _register() -> None:
         kernels_shape,
         kernels_sort,
     )
-
-
-def _whole_host_reason(graph: Graph) -> str | None:
-    for i, v in enumerate(graph.inputs):
-        if v.aval.shape is None or None in v.aval.shape:
-            return f"input {i} has an unknown dimension ({v.aval}); CUDA kernels need " \
-                   "static shapes"
-        if v.aval.dtype not in SUPPORTED_DTYPES:
-            return f"input {i} has dtype {v.aval.dtype}, which the CUDA backend does not run"
-    for g in _graphs(graph):
-        for node in g.nodes:
-            for v in (*node.inputs, *node.outputs):
-                if v.aval.is_token or is_resource(v.aval):
-                    return _for_user(
-                        f"{node_signature(g, node)}: op {node.op.name} has effects "
-                        "(effects run on the host, in program order)", node,
-                        "it has effects (variables, prints, random draws, callbacks run "
-                        "on the host, in program order), so the whole graph runs on the "
-                        "host")
-                if v.aval.shape is None or None in v.aval.shape:
-                    return _for_user(
-                        f"{node_signature(g, node)}: a value of unknown shape "
-                        f"({v.aval}); CUDA kernels need static shapes", node,
-                        "its result's shape is unknown until it runs (it depends on the "
-                        "data), and CUDA kernels need static shapes, so the whole graph "
-                        "runs on the host")
-    return None
-
-
-def _for_user(text: str, node, why: str) -> str:
-    """``text`` (IR terms, for ``Program.whole_host``) carrying the user's version of it
-    (the op's public name, the line it was traced at) for warnings and ``explain``."""
-    from graphc.runtime.cpu import fallback
-
-    reason = fallback.Reason(text)
-    reason.item = fallback.Item(fallback.describe(node), node.src or "", why, "fallback")
-    return reason
-
-
-def _graphs(graph: Graph):
-    yield graph
-    for node in graph.nodes:
-        for sub in node.subgraphs():
-            yield from _graphs(sub)
 
 
 class Gen:
