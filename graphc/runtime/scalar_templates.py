@@ -194,6 +194,32 @@ def _round_template(out, decimals):
     return f"(np.rint({{0}} / {scale}) * {scale})"
 
 
+# Fast variants for loops: a function that is fast and exact for almost every input,
+# and a guard (an int32, 1 where the fast one is not exact). A flat loop runs the fast
+# one and sums the guard; if the sum is nonzero it runs again with the exact template
+# (``Loops.elementwise``). float32 sin/cos: Cody-Waite in float32 lanes up to |x| = 65536
+# (0.29 ns per value against 1.27 for the whole-range Payne-Hanek in float64 lanes).
+FAST_VARIANTS = {
+    "sin": lambda ins, out, attrs: (
+        ("V.sin_f32_fast({0})", "V.trig_big_f32({0})") if out == np.float32 else None),
+    "cos": lambda ins, out, attrs: (
+        ("V.cos_f32_fast({0})", "V.trig_big_f32({0})") if out == np.float32 else None),
+}
+
+
+def fast_expr(op, attrs, in_dtypes, out_dtype, args):
+    """``(fast, guard)`` source for one element of ``op(*args)`` (see FAST_VARIANTS), or
+    None when the op has no fast variant for these dtypes."""
+    variant = FAST_VARIANTS.get(op.name)
+    pair = variant(tuple(in_dtypes), out_dtype, attrs or {}) if variant else None
+    if pair is None:
+        return None
+    fast, guard = pair
+    over = {op.name: fast}
+    return (scalar_expr(op, attrs, in_dtypes, out_dtype, args, overrides=over),
+            _casted(op, in_dtypes, out_dtype, args, guard))
+
+
 def loop_dtypes(op, in_dtypes, out_dtype) -> tuple:
     """The dtypes NumPy computes in: the ufunc's resolved loop, else the output dtype."""
     ufunc = op.ref
@@ -222,6 +248,11 @@ def scalar_expr(op, attrs, in_dtypes, out_dtype, args, overrides=None) -> str:
         raise Unsupported(f"elementwise op {op.name} has no scalar template")
     if callable(template):
         template = template(tuple(in_dtypes), out_dtype, attrs or {})
+    return cast(_casted(op, in_dtypes, out_dtype, args, template), out_dtype)
+
+
+def _casted(op, in_dtypes, out_dtype, args, template) -> str:
+    """``template`` applied to ``args``, each cast to NumPy's loop dtype for ``op``."""
     loop = loop_dtypes(op, in_dtypes, out_dtype)
     if "math." in template and any(d.kind != "f" for d in loop):
         # math.* on ints returns floats in Numba; NumPy has integer loops for these
@@ -229,4 +260,4 @@ def scalar_expr(op, attrs, in_dtypes, out_dtype, args, overrides=None) -> str:
     if op.name == "where":  # the condition is tested as a bool, the branches are values
         loop = (np.dtype(np.bool_), out_dtype, out_dtype)
     casted = [a if d == ld else cast(a, ld) for a, d, ld in zip(args, in_dtypes, loop)]
-    return cast(template.format(*casted), out_dtype)
+    return template.format(*casted)

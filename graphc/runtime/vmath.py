@@ -39,7 +39,15 @@ from graphc.runtime.vmath_base import (  # noqa: F401  (prefer_wide_vectors: for
     prefer_wide_vectors,
 )
 from graphc.runtime.vmath_log import log1p_f32, log1p_f64, log_f32, log_f64  # noqa: F401
-from graphc.runtime.vmath_trig import cos_f32, cos_f64, sin_f32, sin_f64  # noqa: F401
+from graphc.runtime.vmath_trig import (  # noqa: F401
+    cos_f32,
+    cos_f32_fast,
+    cos_f64,
+    sin_f32,
+    sin_f32_fast,
+    sin_f64,
+    trig_big_f32,
+)
 
 _jit = jit
 

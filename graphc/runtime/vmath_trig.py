@@ -127,27 +127,84 @@ def _sin_cos_f32(ax):
     return n, s, c
 
 
+# float32 in float32 lanes, for |x| <= _F_BIG: Cody-Waite with pi/2 = _F_P1 + _F_P2 +
+# _F_P3 (24 bits each, 1e-23 left over). fma(-n, _F_P1, |x|) is exact (the difference of
+# two multiples of 2^-24 below 1), the next two round once each; n < 2^16 keeps r within
+# 1 ULP of sin/cos for every float32 up to _F_BIG (checked exhaustively, docs/vmath.md)
+F = np.float32
+_F_BIG = F(65536.0)
+_F_2OPI = F(0.6366197466850281)
+_F_P1, _F_P2, _F_P3 = F(1.5707963705062866), F(-4.371138828673793e-08), F(-1.7151245100058819e-15)
+_S32F = tuple(F(c) for c in _S32)
+_C32F = tuple(F(c) for c in _C32)
+_F_TINY = F(2.4414062e-4)  # 2^-12: below it sin x rounds to x, cos x to 1
+
+
+@jit
+def _sin_cos_fast_f32(ax):
+    """(n mod 4 as int32, sin r, cos r) in float32 for a float32 0 <= ``ax`` <= _F_BIG."""
+    n = np.rint(ax * _F_2OPI)
+    r = fma(-n, _F_P3, fma(-n, _F_P2, fma(-n, _F_P1, ax)))
+    z = r * r
+    s = fma(r * z, horner(z, _S32F), r)
+    c = fma(z * z, horner(z, _C32F), fma(F(-0.5) * r, r, F(1.0)))  # 1 - r^2/2 rounded once
+    return np.int32(np.int32(n) & np.int32(3)), s, c
+
+
+_I0, _I1, _I2 = np.int32(0), np.int32(1), np.int32(2)
+
+
+@jit
+def trig_big_f32(x):
+    """Whether ``sin_f32_fast``/``cos_f32_fast`` are not exact for float32 ``x``: a finite
+    |x| > 65536, where the loop must use ``sin_f32``/``cos_f32`` (an int32, for a sum)."""
+    ax = abs(x)
+    return np.int32(1) if ax > _F_BIG and ax < F(np.inf) else np.int32(0)
+
+
+@jit
+def sin_f32_fast(x):
+    """sin of a float32 in float32 lanes, <= 1 ULP for |x| <= 65536, inf/NaN -> NaN;
+    wrong above (``trig_big_f32``): loops compute those again with ``sin_f32``."""
+    ax = abs(x)
+    n, s, c = _sin_cos_fast_f32(ax)
+    # int ops cast back to int32 (Numba's int64 promotion would give 8-lane vectors)
+    v = c if np.int32(n & _I1) != _I0 else s
+    w = -v if (np.int32(n & _I2) != _I0) != (x < 0) else v  # sin(-x) = -sin(x)
+    w = w if ax >= _F_TINY else x  # keeps -0
+    return w if ax < F(np.inf) else F(np.nan)
+
+
+@jit
+def cos_f32_fast(x):
+    """cos of a float32 in float32 lanes, <= 1 ULP for |x| <= 65536 (as ``sin_f32_fast``)."""
+    ax = abs(x)
+    n, s, c = _sin_cos_fast_f32(ax)
+    v = s if np.int32(n & _I1) != _I0 else c  # cos(r + n pi/2)
+    w = -v if np.int32(np.int32(n + _I1) & _I2) != _I0 else v
+    return w if ax < F(np.inf) else F(np.nan)
+
+
 @jit
 def sin_f32(x):
-    """sin of a float32, <= 1 ULP over the whole range; inf/NaN -> NaN."""
+    """sin of a float32, <= 1 ULP over the whole range; inf/NaN -> NaN. The fast path up
+    to 65536 (so both give the same values there), Payne-Hanek in float64 above."""
     ax = abs(x)
     n, s, c = _sin_cos_f32(ax)
     v = c if n & 1 else s
     neg = (n & 2 != 0) != (x < 0)  # sin(-x) = -sin(x)
     w = np.float32(-v if neg else v)
-    w = w if ax >= np.float32(2.4414062e-4) else x  # |x| < 2^-12: sin x rounds to x
-    return w if ax < np.float32(np.inf) else np.float32(np.nan)
+    return w if ax > _F_BIG and ax < F(np.inf) else sin_f32_fast(x)
 
 
 @jit
 def cos_f32(x):
-    """cos of a float32, <= 1 ULP over the whole range; inf/NaN -> NaN."""
+    """cos of a float32, <= 1 ULP over the whole range (fast path up to 65536, as sin_f32)."""
     ax = abs(x)
     n, s, c = _sin_cos_f32(ax)
     v = s if n & 1 else c  # cos(r + n pi/2)
     w = np.float32(-v if (n + 1) & 2 else v)
-    w = w if ax >= np.float32(2.4414062e-4) else np.float32(1.0)
-    return w if ax < np.float32(np.inf) else np.float32(np.nan)
+    return w if ax > _F_BIG and ax < F(np.inf) else cos_f32_fast(x)
 
 
 @jit

@@ -10,11 +10,13 @@ dtype (``kernels.scalar_expr``), so fused results equal the unfused ones bit for
 
 from __future__ import annotations
 
+import functools
 import math
 
 from graphc.runtime.cpu import kernels
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, np_type
 from graphc.runtime.cpu.parallel import parallel_settings
+from graphc.runtime.scalar_templates import fast_expr
 
 # Results of at least this many bytes get transparent huge pages (``H.hugepages``), as
 # NumPy gives its arrays: first-touch page faults otherwise cost as much as the loop.
@@ -145,6 +147,7 @@ class Loops:
         group (the fusion pass) is several.
         """
         g, elem, body = self.loop_body(ins, steps)
+        fast = self.loop_body(ins, steps, g)[2]
         out_avals = [steps[s][3] for s in results]
         shape = out_avals[0].shape
         if not shape:  # every operand is a scalar: no loop at all
@@ -168,6 +171,22 @@ class Loops:
         size = math.prod(shape) if static else None
         for o, aval in zip(outs, out_avals):
             self._allocate(o, shp, aval, size)
+        if fast is None:
+            self._loops(g, ins, elem, body, results, outs, shape, arrays, size)
+        else:  # fast variants, and the exact loop again when one was not exact (rare)
+            self.line(f"_nb{g} = np.int32(0)")
+            self._loops(g, ins, elem, fast, results, outs, shape, arrays, size)
+            self.line(f"if _nb{g} != 0:")
+            self.depth += 1
+            with parallel_settings.serial():  # rare; and a prange index name used once
+                self._loops(g, ins, elem, body, results, outs, shape, arrays, size)
+            self.depth -= 1
+        return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
+
+    def _loops(self, g, ins, elem, body, results, outs, shape, arrays, size) -> None:
+        """The loop (flat, row-wise or N-d, whichever the operands allow) running ``body``."""
+        shp = f"_shp{g}"
+        static = None not in shape
         same = {j for j in arrays if static and ins[j].aval.shape == shape}
         if all(ins[j].contig and j in same for j in arrays):
             self._flat_loop(g, ins, elem, body, results, outs, len(shape), size)
@@ -186,7 +205,6 @@ class Loops:
             self._row_loop(g, ins, elem, body, results, outs, shape, kinds)
         else:
             self._nd_loop(g, ins, elem, body, results, outs, shape, same)
-        return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
 
     @staticmethod
     def _row_kinds(ins, arrays, shape):
@@ -261,20 +279,30 @@ class Loops:
             self.line(f"_orow{g}_{k}[_k] = _s{g}_{s_}")
         self.depth -= 2
 
-    def loop_body(self, ins: list[Val], steps: list):
+    def loop_body(self, ins: list[Val], steps: list, g: int | None = None):
         """``(g, elem, body)``: a fresh loop number ``g``, the names each operand's element
         is read into (``_x{g}_{j}``) and the statements computing step ``s`` as
-        ``_s{g}_{s}``, each cast as NumPy's loop dtypes say."""
-        g = self._n = self._n + 1
+        ``_s{g}_{s}``, each cast as NumPy's loop dtypes say. Given loop ``g``'s number:
+        the body with fast variants (``scalar_templates.FAST_VARIANTS``) whose guards
+        update ``_nb{g}``, None when no step has one."""
+        fast = g is not None
+        if not fast:
+            g = self._n = self._n + 1
         elem = [f"_x{g}_{j}" for j in range(len(ins))]
-        body = []
+        body, guards = [], []
         for s, (op, attrs, refs, aval) in enumerate(steps):
             args, dts = [], []
             for kind, j in refs:
                 args.append(elem[j] if kind == "in" else f"_s{g}_{j}")
                 dts.append(ins[j].aval.dtype if kind == "in" else steps[j][3].dtype)
-            expr = kernels.scalar_expr(op, attrs, dts, aval.dtype, args)
+            pair = fast_expr(op, attrs, dts, aval.dtype, args) if fast else None
+            if pair is not None:
+                guards.append(pair[1])
+            expr = pair[0] if pair else kernels.scalar_expr(op, attrs, dts, aval.dtype, args)
             body.append(f"_s{g}_{s} = {expr}")
+        if fast:  # one prange reduction statement; int32 max (an int64 sum: 8 lanes, not 16)
+            guard = functools.reduce(lambda a, b: f"max({a}, {b})", guards or ["0"])
+            body = body + [f"_nb{g} = max(_nb{g}, {guard})"] if guards else None
         return g, elem, body
 
     def _allocate(self, o, shp, aval, size) -> None:
