@@ -12,14 +12,15 @@ vmath_trig.py, the bit casts and FMA in vmath_base.py (all re-exported here).
 exp (Cody-Waite range reduction, like Cephes/SLEEF): ``x = n ln2 + r`` with
 ``n = rint(x / ln2)``, ``|r| <= ln2/2`` (ln2 split in two constants so ``n * hi`` is
 exact); ``exp(r)`` by a polynomial (float32: Cephes expf's minimax, computed in float32;
-float64: Taylor to degree 13); ``2^n`` built from its exponent bits as two factors, so
-results that overflow, or underflow into denormals, round once at the last multiply.
-NaN, +-inf and out-of-range inputs are handled with clamps and selects (no branches, so
-the loops still vectorize). expm1 reduces the same way and returns ``2^n p + (2^n - 1)``
-(exact but for p's error); tanh is ``-t / (t + 2)`` with ``t = expm1(-2|x|)``.
-float32 tanh, log and log1p compute in float32 lanes (twice the lanes of float64);
-float32 expm1, sin and cos compute in float64 with shorter polynomials (no
-cancellation or denormal cases to handle, one final rounding).
+float64: Taylor to degree 13); ``2^n`` built from its exponent bits as two factors (float32
+with AVX-512: one vscalefps), so results that overflow, or underflow into denormals,
+round once. NaN, +-inf and out-of-range inputs are handled with clamps and selects (no
+branches, so the loops still vectorize). expm1 reduces the same way and returns
+``2^n p + (2^n - 1)`` (exact but for p's error); tanh is ``-t / (t + 2)`` with
+``t = expm1(-2|x|)``. float32 exp, tanh, log, log1p, sin and cos compute in float32
+lanes (twice the lanes of float64; sin/cos up to |x| = 65536, see vmath_trig.py);
+float32 expm1 computes in float64 with a shorter polynomial (no cancellation or
+denormal cases to handle, one final rounding).
 Accuracy across the whole range is tested in tests/runtime/test_numba_vmath.py.
 
 Only generated programs import this module (it imports Numba); ``cache.version_tag``
@@ -31,11 +32,13 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.runtime.vmath_base import (  # noqa: F401  (prefer_wide_vectors: for programs)
+    HAS_SCALEF,
     f32_from_bits,
     f64_from_bits,
     fma,
     horner,
     jit,
+    ldexp_f32,
     prefer_wide_vectors,
 )
 from graphc.runtime.vmath_log import log1p_f32, log1p_f64, log_f32, log_f64  # noqa: F401
@@ -94,17 +97,35 @@ def _pow2f(n):
 
 
 @_jit
+def _scale_two_factors(p, n):
+    """p 2^n for an integral float32 n in [-150, 129]: 2^n as two factors that stay
+    normal; the last multiply rounds once, into a denormal or to inf where the true
+    result is one."""
+    h = np.floor(n * _FHALF)
+    return p * _pow2f(h) * _pow2f(n - h)
+
+
+@_jit
+def _scale_scalef(p, n):
+    """p 2^n as ``_scale_two_factors``, bit for bit, in one instruction (AVX-512's
+    vscalefps): exp float32 0.27 -> 0.21 ns per value, 2^16 values, one thread."""
+    return ldexp_f32(p, np.int32(n))
+
+
+_scale = _scale_scalef if HAS_SCALEF else _scale_two_factors
+
+
+@_jit
 def exp_f32(x):
     """exp of a float32 in float32 arithmetic (Cephes expf's polynomial), ~1 ULP."""
-    d = min(max(x, _FLO), _FHI)
+    # clamped so that NaN stays NaN (x86 max/min return their second operand then), and
+    # NaN goes through: no select for it at the end
+    d = _FLO if _FLO > x else x
+    d = _FHI if _FHI < d else d
     n = np.rint(d * _FLOG2E)
     r = fma(n, -_FC2, fma(n, -_FC1, d))  # n * _FC1 is exact
     p = fma(horner(r, _FP), r * r, r) + _F1
-    # 2^n as two factors so both stay normal for n in [-150, 129]; the last multiply
-    # rounds once, into a denormal or to inf where the true result is one
-    h = np.floor(n * _FHALF)
-    res = p * _pow2f(h) * _pow2f(n - h)
-    return x if x != x else res
+    return _scale(p, n)
 
 
 @_jit
@@ -216,6 +237,6 @@ def tanh_f32(x):
 
     All float32, so the loop runs 16 lanes per 512-bit vector: 0.32 ns per value
     against 0.64 ns with t computed in float64 (2^16 values, one thread)."""
-    t = _expm1_neg_f32(max(np.float32(-2.0) * abs(x), np.float32(-20.0)))
-    r = np.copysign(-t / (t + np.float32(2.0)), x)
-    return x if x != x else r
+    a = np.float32(-2.0) * abs(x)
+    t = _expm1_neg_f32(np.float32(-20.0) if np.float32(-20.0) > a else a)  # NaN stays
+    return np.copysign(-t / (t + np.float32(2.0)), x)

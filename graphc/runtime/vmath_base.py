@@ -60,6 +60,33 @@ def fma(typingctx, a, b, c):
     return a(a, a, a), codegen
 
 
+@intrinsic
+def ldexp_f32(typingctx, x, n):
+    """``x * 2**n`` for a float32 ``x`` and an int32 ``n``, rounded once (``llvm.ldexp``):
+    one ``vscalefps`` in AVX-512 loops, denormal and infinite results included. Without
+    AVX-512 LLVM calls libm's ``ldexpf`` per element, so callers use it only where
+    ``HAS_SCALEF``."""
+    if not (x == types.float32 and n == types.int32):
+        return None
+
+    def codegen(context, builder, signature, args):
+        f, i = ir.FloatType(), ir.IntType(32)
+        fn = builder.module.declare_intrinsic("llvm.ldexp", [f, i], ir.FunctionType(f, [f, i]))
+        return builder.call(fn, args)
+
+    return types.float32(types.float32, types.int32), codegen
+
+
+def _has_scalef() -> bool:
+    from llvmlite import binding
+
+    return bool(binding.get_host_cpu_features().get("avx512f")) and \
+        numba.config.CPU_NAME in (None, "host")
+
+
+HAS_SCALEF = _has_scalef()
+
+
 @jit
 def horner(x, c):
     """``c[0] x^n + c[1] x^(n-1) + ... + c[n]`` for a constant tuple ``c`` (unrolled by LLVM)."""

@@ -11,7 +11,7 @@ or ``1 - (u - x)``). Special inputs are selected, not branched on.
 
 float32 runs in float32 lanes (16 per 512-bit vector; float64 halves that), the bit
 manipulation in int32 (each int op cast back to int32, or Numba's int64 promotion makes
-LLVM widen the vectors). log: a degree 10 polynomial in ``f`` (the Chebyshev fit below,
+LLVM widen the vectors). log: a degree 8 polynomial in ``f`` (the Chebyshev fit below,
 rounded to float32) in place of the division, <= 1 ULP; denormal inputs are scaled by
 2^23 first. log1p uses the same polynomial on ``f + c 2^-k`` (``c`` the rounding error of
 ``1 + x``), so the float32 functions have no division at all (see ``log1p_f32``).
@@ -44,13 +44,6 @@ _LG = (1.479819860511658591e-01, 1.531383769920937332e-01, 1.818357216161805012e
        2.222219843214978396e-01, 2.857142874366239149e-01, 3.999999999940941908e-01,
        6.666666666666735130e-01)  # fdlibm Lg7..Lg1
 
-# log1p(f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1], P a degree 10
-# Chebyshev fit (mpmath) of (log1p(f) - f + f^2/2) / f^3: error < 2^-32 relative
-_P32 = (0.05555094556064493, -0.09727659389760898, 0.09804564386097082, -0.09931553137948022,
-        0.11048250377157395, -0.12499927717186018, 0.14287886099982502, -0.1666671980607466,
-        0.19999973727896375, -0.249999994987083, 0.33333333384803754)
-
-
 @jit
 def _split(u):
     """(k, f) with u = 2^k (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1); u normal, > 0."""
@@ -74,7 +67,13 @@ def _log_f64_core(u, c):
 
 
 F = np.float32
-_P32F = tuple(F(c) for c in _P32)
+# log1p(f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1], P a degree 8
+# Chebyshev fit (mpmath) of (log1p(f) - f + f^2/2) / f^3: error of P < 2^-23.7, of log1p
+# < 2^-28 relative (degree 10, used before, cost 2 FMAs more for nothing float32 keeps)
+_P8 = (0.06971611458048073, -0.11479733839922293, 0.11685419925192936, -0.12425687332467304,
+       0.1424905764563943, -0.16667802319457087, 0.20000715748892448, -0.24999996957951376,
+       0.3333333118003007)
+_P32F = tuple(F(c) for c in _P8)
 _F_LN2_HI = F(0.693359375)  # 355/512: k * hi is exact for |k| < 2^15
 _F_LN2_LO = F(_LN2 - 0.693359375)
 _F_MANT = np.int32(0x7FFFFF)
@@ -84,18 +83,18 @@ _F_ONE = np.int32(0x3F800000)
 
 @jit
 def _split_f32(u):
-    """(k, f) in float32 with u = 2^k (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1)."""
+    """(k as int32, k, f) in float32 with u = 2^k (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1)."""
     b = bits_of_f32(u)
     m = np.int32(b & _F_MANT)
     i = np.int32((m + _F_CARRY) & np.int32(0x800000))
-    k = F(np.int32(np.int32(b >> 23) + np.int32(i >> 23) - 127))
-    return k, f32_from_bits(np.int32(m | np.int32(i ^ _F_ONE))) - F(1.0)
+    k = np.int32(np.int32(b >> 23) + np.int32(i >> 23) - 127)
+    return k, F(k), f32_from_bits(np.int32(m | np.int32(i ^ _F_ONE))) - F(1.0)
 
 
 @jit
 def _log_f32_core(u):
     """log(u), u a normal positive float32: k ln2 + f - f^2/2 + f^3 P(f), <= 1 ULP."""
-    k, f = _split_f32(u)
+    _, k, f = _split_f32(u)
     z = f * f
     return fma(k, _F_LN2_HI, fma(z * f, horner(f, _P32F), fma(F(-0.5), z, f)) + k * _F_LN2_LO)
 
@@ -141,20 +140,26 @@ def log1p_f32(x):
 
     ``u = 1 + x`` rounded, ``c`` its rounding error (exact); with ``u = 2^k (1 + f)``,
     ``log1p x = k ln2 + log1p(f) + c/u``. No division: log's polynomial in ``f`` replaces
-    fdlibm's ``s = f / (2 + f)``, and ``c/u`` needs only a few correct bits. One thread,
-    2^16 values, loops interleaved (vmath_base): 0.58 -> 0.52 ns per value, and
-    ``log1p(exp(-|x|))`` 0.92 -> 0.83."""
+    fdlibm's ``s = f / (2 + f)`` (tried again: the division cost what the shorter
+    polynomial saved), and ``c/u`` needs only a few correct bits. ``log1p(exp(-|x|))``,
+    one thread, 2^16 values: 0.92 -> 0.83 ns per value (no division), -> 0.66 (c in 2
+    instructions, degree 8, specials by sign and u, exp's scalef)."""
     u = F(1.0) + x
-    c = (F(1.0) - (u - x)) if u > F(2.0) else (x - (u - F(1.0)))  # u's rounding error
-    k, f = _split_f32(u if u > 0 else F(1.0))
+    # u's rounding error, exact: u - 1 is (Sterbenz for u <= 2; for 2 < u <= 2^24, u - 1 >=
+    # u / 2 and 1 is a multiple of u's ULP); above 2^24 c / u is below 2^-23, negligible
+    # next to log(u) > 16; x <= -1/2 gives u = 1 + x and c = 0 exactly
+    c = x - (u - F(1.0))
+    ki, k, f = _split_f32(u)  # nonsense for u <= 0, selected away at the end
     # c / u = c 2^-k / (1 + f) ~ c 2^-k (1 - f + f^2): c is below half an ULP of u, so
-    # the quadratic's 7% error at |f| = 0.41 costs < 0.3 ULP; 2^-k from its bits (above
-    # 2^25 c is 0, and k <= 100 keeps those bits a normal number)
-    d = c * f32_from_bits(np.int32((np.int32(-min(k, F(100.0))) + 127) << 23))
+    # the quadratic's 7% error at |f| = 0.41 costs < 0.3 ULP; 2^-k from its bits (k is
+    # at least -24 where u > 0; above 2^25 c is 0, and k <= 100 keeps 2^-k normal)
+    d = c * f32_from_bits(np.int32(np.int32(127 - min(ki, np.int32(100))) << 23))
     z = f * f
     cu = d * fma(f, f - F(1.0), F(1.0))
     small = fma(z * f, horner(f, _P32F), fma(k, _F_LN2_LO, fma(F(-0.5), z, cu)))
     r = fma(k, _F_LN2_HI, f + small)  # f and k ln2_hi last, as fdlibm sums
-    r = r if x < F(np.inf) else x
-    r = r if x != 0 else x  # -0 stays -0
-    return r if u > 0 else (F(-np.inf) if x == F(-1.0) else F(np.nan))
+    # special inputs in 7 instructions (were 13): log1p x has x's sign (-0 stays -0);
+    # u is inf only for x = inf, NaN for NaN, 0 for x = -1, negative below
+    r = np.copysign(r, x)
+    r = r if u < F(np.inf) else u
+    return r if u > 0 else (F(-np.inf) if u == 0 else F(np.nan))

@@ -4,14 +4,22 @@ Reduction: ``y = |x| 2/pi``, ``n = rint(y)``, ``r = (y - n) pi/2`` in [-pi/4, pi
 ``sin x = +-sin r`` or ``+-cos r`` by ``n mod 4``. Near multiples of pi/2, ``y - n`` is
 tiny, so ``y`` must be known to far more bits than ``x`` has (for float32 ``|y - n|`` gets
 down to ~2^-30, for float64 to ~2^-61); a Cody-Waite split of pi/2 is exact only while
-``n`` fits its spare bits, so both dtypes use Payne-Hanek for every input: only the bits
-of 2/pi near ``x``'s exponent matter (higher ones make ``y`` change by multiples of 4).
+``n`` fits its spare bits, so float64 uses Payne-Hanek for every input: only the bits of
+2/pi near ``x``'s exponent matter (higher ones make ``y`` change by multiples of 4).
 
-float32 (computed in float64): ``x = M 2^E``, M a 24-bit integer; ``y mod 4`` as a
-64-bit fixed-point number (62 fraction bits) is ``M * W`` shifted, ``W`` the 96 bits of
-2/pi at that exponent, in wrapping uint64 arithmetic (two 64-bit products). ``W`` is cut
-from four constant words with shifts and selects. The fraction, converted to float64,
-keeps >= 30 significant bits even at the worst case.
+float32 has two paths. Up to |x| = 65536 (``sin_f32_fast``/``cos_f32_fast``): Cody-Waite
+in float32 lanes, pi/2 in three 24-bit parts with FMAs, within 1 ULP of the correctly
+rounded result for every float32 there (checked exhaustively). Above, Payne-Hanek in
+64-bit integers and float64 (``sin_f32``/``cos_f32``, which select the fast path below
+65536): a select computes both paths for every element, so loops run the fast variant
+and compute the whole loop again with the exact one only when some element is larger
+(``scalar_templates.FAST_VARIANTS``, ``trig_big_f32``).
+
+float32 above 65536 (computed in float64): ``x = M 2^E``, M a 24-bit integer; ``y mod 4``
+as a 64-bit fixed-point number (62 fraction bits) is ``M * W`` shifted, ``W`` the 96 bits
+of 2/pi at that exponent, in wrapping uint64 arithmetic (two 64-bit products). ``W`` is
+cut from four constant words with shifts and selects. The fraction, converted to
+float64, keeps >= 30 significant bits even at the worst case.
 
 float64: ``W`` as four float64 chunks of 52-53 consecutive bits, read from tables
 indexed by the exponent (gathers); ``x * chunk`` is computed exactly as a sum of two

@@ -1,0 +1,46 @@
+"""exp float32's two ways to scale by 2^n give the same bits (``vmath._scale``).
+
+AVX-512 machines use one ``vscalefps`` (``llvm.ldexp``), others multiply by two powers of
+two; both must round once, into denormals and to inf included, so results do not depend
+on the machine. Both are compiled here whatever the CPU (ldexp is a libm call without
+AVX-512: slow, still exact).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from graphc.runtime import vmath as V
+
+
+@numba.njit(error_model="numpy")
+def _both(p, n, a, b):
+    for i in range(p.shape[0]):
+        a[i] = V._scale_scalef(p[i], n[i])
+        b[i] = V._scale_two_factors(p[i], n[i])
+
+
+def test_scalef_and_two_factors_agree_bit_for_bit():
+    # exp's p is in [0.70, 1.42] and n in [-150, 129] (the clamped range)
+    rng = np.random.default_rng(5)
+    n = np.repeat(np.arange(-150, 130), 500).astype(np.float32)
+    p = rng.uniform(0.70, 1.42, n.size).astype(np.float32)
+    p[::7] = np.float32(1.0)
+    a, b = np.empty_like(p), np.empty_like(p)
+    _both(p, n, a, b)
+    np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
+    assert np.isinf(a[n == 129]).all() and (a[n == -150] <= 1.5e-45).all()
+    assert ((a > 0) & (a < np.finfo(np.float32).tiny)).any()  # denormal results checked
+
+
+def test_exp_float32_nan_and_limits():
+    """NaN goes through the clamps (no select for it at the end)."""
+    x = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72284, 88.7229, -103.97,
+                  -104.0, 1.0], np.float32)
+    got = np.array([V.exp_f32(v) for v in x], np.float32)
+    with np.errstate(all="ignore"):
+        want = np.exp(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=3e-7, atol=0)
