@@ -17,7 +17,6 @@ import sys
 import tempfile
 from time import perf_counter
 
-from benchmarks import latency_aot
 from benchmarks.runner import fmt_time, render_table
 
 # The child program: prints a JSON dict of seconds. MODE picks what it measures.
@@ -64,6 +63,11 @@ x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
 def sigmoid(x):
     return 1.0 / (1.0 + gc.exp(-x))
 
+if mode == "matmul":  # a program calling BLAS: its first call must not stall
+    x = np.random.default_rng(0).standard_normal((64, 64))
+    sigmoid = gc.function(lambda x: gc.numpy.matmul(x, x) + 1.0)
+    mode = "compiled"
+
 t2 = time.perf_counter()
 y = sigmoid(x)
 out["first_result"] = time.perf_counter() - t2
@@ -76,6 +80,8 @@ if mode == "compiled":  # until the compiled program produced a result
     out["compiled_result"] = time.perf_counter() - t2
     out["since_numpy"] = time.perf_counter() - t_np  # import graphc included
     out["origin"] = ex.origin
+    out["numba_imported"] = "numba" in sys.modules
+    out["scipy_linalg"] = "scipy.linalg" in sys.modules
 print(json.dumps(out))
 """
 
@@ -133,29 +139,36 @@ def run(settings) -> str:
                               "GRAPHC_CACHE_DIR": tempfile.mkdtemp()}) for _ in range(reps)]
         row(f"first compile, sigmoid f32[1000], after import numpy: {who}", runs, "small",
             "<= 0.6 s" if mode == "small" else "")
-    aot = latency_aot.runs(reps, base)
-    if isinstance(aot, str):
-        notes.append(f"ahead-of-time experiment not run: {aot}")
-    else:
-        row("experiment: the loop as an ahead-of-time object through ctypes, no Numba",
-            aot, "small", "")
-        if any(r["numba"] or r["err"] > 1e-6 for r in aot):
-            notes.append("WARNING: the ahead-of-time experiment imported Numba or was wrong")
     warm_dir = tempfile.mkdtemp()
     _child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir})  # fills the disk cache
-    disk = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir}) for _ in range(reps)]
+    _child("matmul", {**base, "GRAPHC_CACHE_DIR": warm_dir})
+    disk, through_numba, matmul = [], [], []
+    for _ in range(reps):  # interleaved: the rows compared see the same machine load
+        disk.append(_child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir}))
+        through_numba.append(_child("compiled", {**base, "GRAPHC_CACHE_DIR": warm_dir,
+                                                 "GRAPHC_NATIVE_LOAD": "0"}))
+        matmul.append(_child("matmul", {**base, "GRAPHC_CACHE_DIR": warm_dir}))
     row("fresh process, program on disk: first call until the compiled result", disk,
         "compiled_result", "")
     row("the same from after import numpy (import graphc included)", disk, "since_numpy",
         "<= 0.15 s")
-    origins = sorted({r.get("origin") for r in disk})
+    row("the same, loaded through Numba (GRAPHC_NATIVE_LOAD=0)", through_numba,
+        "since_numpy", "")
+    row("a matmul program on disk (f64[64,64]), from after import numpy", matmul,
+        "since_numpy", "no stall")
+    origins = sorted({r.get("origin") for r in disk + matmul})
+    if any(r["numba_imported"] for r in disk + matmul):
+        notes.append("WARNING: a program loaded from disk imported Numba")
+    if any(r["scipy_linalg"] for r in matmul):
+        notes.append("WARNING: the matmul program imported scipy.linalg")
     notes += [
         "time = measured inside a fresh process (median); process = wall time of that "
         "process, interpreter start-up included",
         "first result: the lazy policy answers the first calls on the interpreter and "
         "compiles in a worker process (docs/runtime.md, warm-up)",
-        f"program on disk: loaded by the first call ({', '.join(map(str, origins))}); "
-        "its time is mostly `import numba` and Numba's set-up (the reference row)",
+        f"program on disk: loaded by the first call ({', '.join(map(str, origins))}), "
+        "linked from its machine code without importing Numba (runtime/cpu/native.py); "
+        "through Numba, `import numba` and its set-up dominate (the reference row)",
     ]
     return render_table("latency: imports, first call, first compiled result",
                         ["what", "time", "process", "target"], rows, tuple(notes))

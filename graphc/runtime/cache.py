@@ -6,7 +6,8 @@ mode 0700 and every file 0600::
     numba/<tag>/g_<key>.py          generated program (codegen text, never edited)
     numba/<tag>/g_<key>.sums        sha256 of each file of the entry (cache_files.py)
     numba/<tag>/g_<key>.lock        flock'ed while writing, loading and compiling it
-    numba/<tag>/g_<key>.loading     present only while Numba loads the entry
+    numba/<tag>/g_<key>.loading     present only while the entry is being loaded
+    numba/<tag>/g_<key>.native.o / .native.json   its machine code (cpu/native.py)
     numba/<tag>/__pycache__/g_<key>.*.nbi / .nbc   Numba's own cache of that program
 
 ``tag`` names the Python / NumPy / Numba / graphc versions and the CPU, so an upgrade
@@ -113,13 +114,16 @@ def _linked_sources() -> str:
 
 
 def _cpu_id() -> str:
-    """A short hash of the CPU model and feature flags (Linux), else the processor name."""
-    text = platform.processor()
+    """A short hash of the CPU model and feature flags (Linux), else the processor name
+    (``platform.processor()`` runs ``uname -p`` on some systems: only when needed)."""
+    text = None
     with contextlib.suppress(OSError):
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             lines = [ln for ln in f.read(200_000).splitlines()
                      if ln.startswith(("model name", "flags", "Features"))]
         text = "\n".join(dict.fromkeys(lines))
+    if text is None:
+        text = platform.processor()
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 

@@ -93,12 +93,22 @@ def numba_files(key: str) -> list[str]:
     return sorted(os.path.join("__pycache__", n) for n in names if n.startswith(f"g_{key}."))
 
 
+NATIVE_SUFFIXES = (".native.o", ".native.json")  # the program's machine code (cpu/native.py)
+
+
+def native_files(key: str) -> list[str]:
+    """The program's machine-code files that exist, relative to directory()."""
+    return [f"g_{key}{s}" for s in NATIVE_SUFFIXES
+            if os.path.lexists(os.path.join(directory(), f"g_{key}{s}"))]
+
+
 def purge_files(key: str, source_too: bool = False) -> None:
-    """Delete one program's Numba files, manifest and marker (and its source)."""
+    """Delete one program's Numba files, machine code, manifest and marker (and its
+    source)."""
     d = directory()
     for rel in numba_files(key):
         files.remove(os.path.join(d, rel))
-    for suffix in (".sums", ".loading") + ((".py",) if source_too else ()):
+    for suffix in (".sums", ".loading") + NATIVE_SUFFIXES + ((".py",) if source_too else ()):
         files.remove(os.path.join(d, f"g_{key}{suffix}"))
 
 
@@ -118,6 +128,8 @@ class Entry:
         self._lock = None       # the entered locked() context, once held
         self._marked = False    # this process wrote the loading marker
         self.had_files = False  # Numba's files were there (and verified) when opened
+        self.digests = {}       # ... with the sha256 the manifest records for each
+        self.has_native = False  # ... and the program's machine code (cpu/native.py)
         d = directory()
         self._manifest = os.path.join(d, f"g_{key}.sums")
         self._marker = os.path.join(d, f"g_{key}.loading")
@@ -138,11 +150,14 @@ class Entry:
             self.path = source_path(self.key, self.source)
             present = numba_files(self.key)
             if present:
-                rels = [os.path.basename(self.path)] + present
+                native = native_files(self.key)
+                rels = [os.path.basename(self.path)] + present + native
                 if files.verify_manifest(self._manifest, directory(), rels) is not None:
                     purge_files(self.key)
                 else:
                     self.had_files = True
+                    self.has_native = len(native) == len(NATIVE_SUFFIXES)
+                    self.digests = files.recorded_digests(self._manifest)
             files.write_marker(self._marker)
             self._marked = True
         except OSError as e:
@@ -151,17 +166,24 @@ class Entry:
             return False
         return True
 
-    def keep(self, loaded: bool, save_error: OSError | None) -> None:
-        """Record the digests of what Numba wrote (nothing to do when it ``loaded``)."""
-        if loaded:
+    def keep(self, loaded: bool, save_error: OSError | None, native=None) -> None:
+        """Record the digests of what Numba wrote (nothing to do when it ``loaded``),
+        with the program's machine code ``native`` (``(object, description)`` bytes,
+        from ``native_build.describe``) written beside it when given."""
+        if loaded and native is None:
             return
         if save_error is not None:
             warn_unwritable(save_error)
             purge_files(self.key)  # maybe half written: an index without its data
             return
         try:
-            rels = [os.path.basename(self.path)] + numba_files(self.key)
-            files.write_manifest(self._manifest, directory(), rels)
+            d = directory()
+            if native is not None:
+                for suffix, data in zip(NATIVE_SUFFIXES, native):
+                    files.write_private(os.path.join(d, f"g_{self.key}{suffix}"), data)
+            rels = [os.path.basename(self.path)] + numba_files(self.key) + native_files(
+                self.key)
+            files.write_manifest(self._manifest, d, rels)
         except (OSError, files.UnsafeFile) as e:
             purge_files(self.key)
             if isinstance(e, OSError):
@@ -169,7 +191,7 @@ class Entry:
 
     def discard(self) -> None:
         """Delete what Numba cached (it failed to load); the marker stays until close."""
-        for rel in numba_files(self.key):
+        for rel in numba_files(self.key) + native_files(self.key):
             files.remove(os.path.join(directory(), rel))
         files.remove(self._manifest)
 

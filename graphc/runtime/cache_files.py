@@ -121,8 +121,9 @@ def digest(path: str) -> str:
     return hashlib.sha256(read_checked(path)).hexdigest()
 
 
-def write_private(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file + ``os.replace``), mode 0600."""
+def write_private(path: str, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (temp file + ``os.replace``), mode 0600;
+    ``durable``: on the disk (fsync) before it replaces ``path``."""
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path),
                                prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
@@ -130,7 +131,8 @@ def write_private(path: str, data: bytes) -> None:
             os.chmod(tmp, 0o600)  # mkstemp's default, made explicit
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -186,9 +188,17 @@ def verify_manifest(path: str, base: str, relpaths: list[str]) -> str | None:
     return None
 
 
+def recorded_digests(path: str) -> dict:
+    """``{relative path: sha256}`` as the manifest at ``path`` records them (call after
+    :func:`verify_manifest` passed)."""
+    return dict(json.loads(read_checked(path).decode())["files"])
+
+
 def write_marker(path: str) -> None:
     """Mark an entry as being loaded by this process (removed once it loaded)."""
-    write_private(path, json.dumps({"pid": os.getpid(), "time": time.time()}).encode())
+    # not fsync'ed (5-10 ms of a load): after a machine crash no process is loading
+    write_private(path, json.dumps({"pid": os.getpid(), "time": time.time()}).encode(),
+                  durable=False)
 
 
 def marker_is_stale(path: str, locked: bool, max_age: float = 600.0) -> bool | None:

@@ -73,12 +73,23 @@ out = ex([np.arange(4, dtype=np.float32)])[0]
 print(json.dumps({"backend": ex.backend, "origin": ex.origin, "out": out.tolist(),
                   "path": ex.path, "key": ex.key, "warnings": caught,
                   "numba_read": getattr(sys, "numba_read", None),
+                  "native_read": getattr(sys, "native_read", None),
                   "scipy_linalg": "scipy.linalg" in sys.modules}))
 """
 
 # Put in a program's prelude: records in sys.numba_read the Numba cache files that
-# Numba opened to unpickle (its index and data files), to prove what was loaded.
+# Numba opened to unpickle (its index and data files), and in sys.native_read the
+# programs linked from their machine code (native.py), to prove what was loaded.
 RECORD_NUMBA_READS = """
+from graphc.runtime.cpu import native as _native
+sys.native_read = []
+_native_load = _native.load
+def _load_native(directory, key, *args):
+    program = _native_load(directory, key, *args)
+    if program is not None:
+        sys.native_read.append(key)
+    return program
+_native.load = _load_native
 import numba.core.caching as _caching
 sys.numba_read = []
 _index, _data = _caching.IndexDataCacheFile._load_index, _caching.IndexDataCacheFile._load_data

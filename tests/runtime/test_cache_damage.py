@@ -19,7 +19,7 @@ def _entry_file(base, suffix):
     raise AssertionError(f"no {suffix} file under {base}")
 
 
-@pytest.mark.parametrize("suffix", [".nbc", ".nbi", ".py"])
+@pytest.mark.parametrize("suffix", [".nbc", ".nbi", ".py", ".native.o", ".native.json"])
 def test_one_flipped_byte_is_rebuilt_not_loaded(tmp_path, cache_program, suffix):
     run, check, record = cache_program
     check(run(tmp_path), "compiled")
@@ -31,10 +31,14 @@ def test_one_flipped_byte_is_rebuilt_not_loaded(tmp_path, cache_program, suffix)
         f.write(data)
     report = run(tmp_path, prelude=record)
     check(report, "compiled")
-    assert report["numba_read"] == []  # not one byte of the damaged entry was unpickled
+    # not one byte of the damaged entry was unpickled or linked
+    assert report["numba_read"] == [] and report["native_read"] == []
     report = run(tmp_path, prelude=record)
     check(report, "disk")
-    assert report["numba_read"]
+    assert report["native_read"] == [report["key"]] and report["numba_read"] == []
+    report = run(tmp_path, prelude=NUMBA_ONLY + record)
+    check(report, "disk")
+    assert report["numba_read"] and report["native_read"] == []
 
 
 def test_missing_manifest_is_rebuilt(tmp_path, cache_program):
@@ -47,22 +51,30 @@ def test_missing_manifest_is_rebuilt(tmp_path, cache_program):
     check(run(tmp_path), "disk")
 
 
-CRASH_WHILE_LOADING = """
+NUMBA_ONLY = "numba_cpu.settings.native = False  # loaded through Numba\n"
+
+CRASH_WHILE_LOADING = {"numba": NUMBA_ONLY + """
 import numba.core.caching as _caching
 def _die(self, name):
     os._exit(70)  # as a segfault in LLVM would: no cleanup at all
 _caching.IndexDataCacheFile._load_data = _die
-"""
+""", "native": """
+from graphc.runtime.cpu import native as _native
+def _die(*args):
+    os._exit(70)
+_native._link = _die
+"""}
 
 
-def test_entry_whose_load_crashed_is_rebuilt(tmp_path, cache_program):
+@pytest.mark.parametrize("how", ["numba", "native"])
+def test_entry_whose_load_crashed_is_rebuilt(tmp_path, cache_program, how):
     run, check, record = cache_program
     check(run(tmp_path), "compiled")
-    run(tmp_path, prelude=CRASH_WHILE_LOADING, returncode=70)
+    run(tmp_path, prelude=CRASH_WHILE_LOADING[how], returncode=70)
     assert os.path.exists(_entry_file(tmp_path, ".loading"))
     report = run(tmp_path, prelude=record)
     check(report, "compiled")
-    assert report["numba_read"] == []
+    assert report["numba_read"] == [] and report["native_read"] == []
     assert any("stopped while loading" in w for w in report["warnings"]), report["warnings"]
     report = run(tmp_path)
     check(report, "disk")

@@ -111,7 +111,7 @@ def test_adaptive_threads_follow_the_faster_choice(monkeypatch):
         return arrays
 
     monkeypatch.setattr(threads, "perf_counter_ns", clock)
-    choice = threads._Choice(run)
+    choice = threads._Choice(run, numba.get_num_threads, numba.set_num_threads)
 
     def calls(n):
         for _ in range(n):

@@ -31,9 +31,9 @@ import numpy as np
 
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
-from graphc.runtime import cache, cache_entry, cache_files, compile_queue, compile_worker
+from graphc.runtime import cache, cache_entry, compile_queue, compile_worker
 from graphc.runtime.cpu import codegen, compile_log, fallback, numba_start
-from graphc.runtime.cpu.numba_start import start as _start_numba
+from graphc.runtime.cpu.programs import compile_source, origin  # noqa: F401 (the worker's)
 from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
 
@@ -48,6 +48,9 @@ class Settings:
     # the program from there (compile_worker.py); GRAPHC_COMPILE_WORKER=0: in the thread
     worker = os.environ.get("GRAPHC_COMPILE_WORKER", "1") not in ("", "0")
     segments = True        # split graphs with uncompilable nodes (else interpret them whole)
+    # a program on disk is linked from its machine code without importing Numba
+    # (native.py); GRAPHC_NATIVE_LOAD=0: always loaded through Numba
+    native = os.environ.get("GRAPHC_NATIVE_LOAD", "1") not in ("", "0")
 
 
 settings = Settings()
@@ -270,94 +273,6 @@ def compile_program(program, key=None):
     return compile_source(program.source, key, signature_spec(program))
 
 
-def compile_source(source, key, spec):
-    """:func:`compile_program` for a program's ``source`` and :func:`signature_spec`
-    (what the compile worker process receives)."""
-    _start_numba()
-    key = key or cache.key_for(source)
-    hit = cache.lookup(key)
-    if hit is not None:
-        return hit
-    if codegen.PARALLEL_DECORATOR in source:
-        numba_start.start_threads()
-    sig = _signature(spec)
-    entry = cache_entry.Entry(key, source)
-    if entry.open():
-        try:
-            try:
-                dispatcher, save_error = _load(key, entry.path, sig, source)
-            except Exception:  # noqa: BLE001 - maybe an entry Numba cannot load: rebuild once
-                if not entry.had_files:
-                    raise
-                entry.discard()
-                dispatcher, save_error = _load(key, entry.path, sig, source)
-            entry.keep(origin(dispatcher) == "disk", save_error)
-        finally:
-            entry.close()
-        result = (dispatcher, entry.path)
-    else:
-        result = (_load(key, None, sig, source)[0], None)
-    cache.remember(key, result)
-    return result
-
-
-def _load(key, path, sig, source):
-    """``(dispatcher, save_error)``: the program compiled for ``sig``, loaded from
-    Numba's disk cache beside ``path`` when it is there; ``path=None`` compiles in
-    memory without reading or writing any file. ``save_error``: the OSError that kept
-    Numba from saving (read-only or full disk), else None; the program works either way.
-    """
-    fn = cache.import_program(key, path, codegen.FN_NAME, source)
-    save_errors = []
-    if path is not None:
-        _cache_beside(fn, path, save_errors)
-    from graphc.runtime.vmath_base import interleaved_loops
-
-    with interleaved_loops():  # unrolled vector loops (vmath_base.INTERLEAVE)
-        fn.compile(sig)      # loads from Numba's on-disk cache when it is there
-    fn.disable_compile()     # one signature: never a surprise compile on a call
-    return fn, (save_errors[0] if save_errors else None)
-
-
-def _cache_beside(fn, path, save_errors) -> None:
-    """Turn on Numba's disk cache for ``fn`` in ``__pycache__`` beside ``path`` (the
-    directory graphc checked), never elsewhere: if Numba would use another directory
-    (``NUMBA_CACHE_DIR``, or the program's own is not writable), the program is not
-    cached. Save errors are collected in ``save_errors`` instead of failing the compile.
-    """
-    from numba.core.caching import NullCache
-
-    want = os.path.join(os.path.dirname(path), "__pycache__")
-    try:
-        fn.enable_caching()
-        where = fn._cache.cache_path
-    except Exception:  # noqa: BLE001 - no usable cache locator: compile without one
-        where = None
-    if where is None or os.path.realpath(where) != os.path.realpath(want):
-        fn._cache = NullCache()
-        if where is not None:
-            cache_files.warn_once(where, (
-                f"Numba would cache graphc's programs in {where} (NUMBA_CACHE_DIR, or "
-                f"{want} is not writable), which graphc does not check; they are compiled "
-                "in memory and not cached. Fix: unset NUMBA_CACHE_DIR or make the graphc "
-                "cache directory writable."))
-        return
-    save = fn._cache.save_overload
-
-    def save_or_skip(sig, data):
-        try:
-            save(sig, data)
-        except OSError as e:  # read-only or full disk: keep the compiled program
-            save_errors.append(e)
-
-    fn._cache.save_overload = save_or_skip
-
-
-def origin(dispatcher) -> str:
-    """``"disk"`` when Numba loaded the program from its cache, else ``"compiled"``."""
-    return "disk" if sum(dispatcher.stats.cache_hits.values()) else "compiled"
-
-
 def signature_spec(program) -> list:
     """The program's argument types as ``[dtype.str, ndim, readonly]`` rows (plain data:
     computed without Numba, sent as JSON to the compile worker): inputs, constants and
@@ -367,13 +282,6 @@ def signature_spec(program) -> list:
     spec += [[aval.dtype.str, len(aval.shape), True] for _ref, aval in program.variables]
     spec += [[np.dtype(dtype).str, ndim, False] for _i, dtype, ndim in program.recycle]
     return spec
-
-
-def _signature(spec) -> tuple:
-    from numba import from_dtype, types
-
-    return tuple(types.Array(from_dtype(np.dtype(dt)), ndim, "C", readonly=bool(ro))
-                 for dt, ndim, ro in spec)
 
 
 def _worker_can_cache() -> bool:

@@ -9,6 +9,12 @@ _numba_started = False
 _numba_lock = threading.Lock()
 
 
+def import_lock() -> threading.Lock:
+    """The lock graphc holds while it imports Numba (``native_runtime`` holds it while
+    stand-ins for Numba's modules exist)."""
+    return _numba_lock
+
+
 def start() -> None:
     """Import Numba once; an import cut short (Ctrl-C) can be tried again.
 
@@ -32,6 +38,10 @@ def start() -> None:
                     del sys.modules[name]
             raise
         _numba_started = True
+    from graphc.runtime.cpu import native_runtime
+
+    native_runtime.hand_over()  # a threading layer a loaded program started (its lock:
+    # taken after this one is released, native_runtime takes them in the other order)
 
 
 def _import() -> None:
@@ -73,7 +83,7 @@ def prewarm(blas: bool = False) -> None:
     s, in the caller's call): imported here instead, while the worker compiles."""
     start()
     if blas:
-        import scipy.linalg.cython_blas  # noqa: F401
+        load_blas()
     from numba.core.registry import cpu_target
 
     cpu_target.typing_context.refresh()
@@ -109,3 +119,35 @@ def start_threads() -> None:
     finally:
         if mine:
             os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+def load_blas() -> None:
+    """Load SciPy's BLAS table (``scipy.linalg.cython_blas``), which Numba's ``np.dot``
+    fetches its functions from on the first call, without importing ``scipy.linalg``.
+
+    Importing the package costs 0.1-0.3 s (a stall in the first call of a program with a
+    matmul, after it was loaded from disk); the extension module alone takes ~10 ms. It
+    registers itself under its full name, so Numba's import of it finds it, and a later
+    ``import scipy.linalg`` works as usual. Nothing happens if SciPy's layout differs.
+    """
+    import sys
+
+    name = "scipy.linalg.cython_blas"
+    if name in sys.modules:
+        return
+    import contextlib
+    import glob
+    import importlib.machinery
+    import importlib.util
+    import os
+
+    with contextlib.suppress(Exception):  # Numba imports it itself on the first call
+        spec = importlib.util.find_spec("scipy")
+        base = list(spec.submodule_search_locations)[0]
+        found = glob.glob(os.path.join(base, "linalg", "cython_blas.*.so"))
+        if len(found) == 1:
+            loader = importlib.machinery.ExtensionFileLoader(name, found[0])
+            module = importlib.util.module_from_spec(
+                importlib.util.spec_from_file_location(name, found[0], loader=loader))
+            loader.exec_module(module)
+            sys.modules.setdefault(name, module)

@@ -49,9 +49,10 @@ class Spares:
     """
 
     def __init__(self, slots):
-        from numba.core.runtime import _nrt_python
+        from graphc.runtime.cpu import native_runtime
 
-        self._meminfo = _nrt_python._MemInfo
+        # the type of the memory owner of Numba's results, whether or not Numba is imported
+        self._meminfo = native_runtime.nrt_module()._MemInfo
         self.slots = tuple(slots)
         self._dummies = [np.empty((0,) * nd, dt) for _i, dt, nd in self.slots]
         self._spare = [None] * len(self.slots)

@@ -33,7 +33,8 @@ def runner(dispatcher, program, graph):
     A program with parallel loops picks its threads per call (:mod:`threads`).
     """
     return threads.adaptive(_runner(dispatcher, program, graph),
-                            codegen.PARALLEL_DECORATOR in program.source)
+                            codegen.PARALLEL_DECORATOR in program.source,
+                            getattr(dispatcher, "thread_controls", None))
 
 
 def _runner(dispatcher, program, graph):
@@ -168,7 +169,10 @@ def _store(variables, values, outputs) -> None:
 
 
 def _entry_point(dispatcher):
-    """The compiled function's own Python entry point (one signature per program)."""
+    """The compiled function's own Python entry point (one signature per program; a
+    program linked from its machine code, ``native.NativeProgram``, has it as is)."""
+    if hasattr(dispatcher, "entry_point"):
+        return dispatcher.entry_point
     (sig,) = dispatcher.signatures
     return dispatcher.overloads[sig].entry_point
 

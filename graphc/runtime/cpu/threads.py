@@ -32,26 +32,30 @@ class Settings:
 settings = Settings()
 
 
-def adaptive(run, parallel: bool):
-    """``run`` itself for a serial program, else ``run`` choosing its threads per call."""
+def adaptive(run, parallel: bool, controls=None):
+    """``run`` itself for a serial program, else ``run`` choosing its threads per call.
+    ``controls``: ``(get_num_threads, set_num_threads)`` of the threading layer, for a
+    program loaded without Numba (``native``); by default Numba's."""
     if not parallel or not settings.adaptive:
         return run
-    return _Choice(run)
+    if controls is None:
+        import numba
+
+        controls = (numba.get_num_threads, numba.set_num_threads)
+    return _Choice(run, *controls)
 
 
 class _Choice:
     """Times calls on all threads (index 0) and on one (index 1); runs the faster.
 
     Several Python threads may call at once: the fields are plain numbers updated
-    under the GIL, so a race only blurs an average. ``numba.set_num_threads`` is
+    under the GIL, so a race only blurs an average. The thread count is
     per calling thread, so one thread's serial call never changes another's."""
 
-    __slots__ = ("run", "est", "current", "calls", "interval", "next_probe", "_numba")
+    __slots__ = ("run", "est", "current", "calls", "interval", "next_probe", "_get", "_set")
 
-    def __init__(self, run):
-        import numba
-
-        self.run, self._numba = run, numba
+    def __init__(self, run, get_num_threads, set_num_threads):
+        self.run, self._get, self._set = run, get_num_threads, set_num_threads
         self.est = [0.0, 0.0]  # ns per call: all threads, one thread (0.0: not yet timed)
         self.current = 0
         self.calls = 0
@@ -69,13 +73,12 @@ class _Choice:
         mode = 1 - self.current if probing else self.current
         t0 = perf_counter_ns()
         if mode:
-            numba = self._numba
-            before = numba.get_num_threads()
-            numba.set_num_threads(1)
+            before = self._get()
+            self._set(1)
             try:
                 out = self.run(arrays)
             finally:
-                numba.set_num_threads(before)
+                self._set(before)
         else:
             out = self.run(arrays)
         dt = perf_counter_ns() - t0

@@ -1,0 +1,160 @@
+"""Programs on disk are linked from their machine code without importing Numba
+(runtime/cpu/native.py): a second process gets the same results as the interpreter, for
+every kind of program a graph compiles to, and Numba still works when imported after."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from graphc.runtime.cpu import native, native_build
+
+CHILD = r"""
+import json, sys, warnings
+import numpy as np
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.runtime.cpu import numba_cpu
+numba_cpu.settings.mode = "eager"
+warnings.simplefilter("error")  # no fallback, no cache warning
+
+v = gc.Variable(np.arange(3.0))
+
+@gc.function
+def two_outputs(x, n):  # a tuple of results, a 0-d one, an int input
+    y = gnp.tanh(x) * 2.0
+    return y, gnp.sum(y) + gc.cast(n, gc.float64)
+
+@gc.function
+def with_state(x):  # reads and writes a variable
+    v.assign_add(x)
+    return v.read_value() * 2.0
+
+@gc.function
+def matmul(a, b):  # BLAS through Numba's helpers
+    return gnp.matmul(a, b) + 1.0
+
+@gc.function
+def ints(a, b):
+    return (a // b) % 7, a > b
+
+@gc.function
+def big(x):  # parallel loops (prange) and a recycled result buffer
+    return 1.0 / (1.0 + gnp.exp(-x))
+
+@gc.function
+def gather(x, i):  # an index out of range raises the interpreter's error
+    return gc.gather(x, i)
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal(5)
+sig = lambda a: 1 / (1 + np.exp(-a))
+cases = [  # (function, arguments, NumPy's answer)
+    (two_outputs, (x, np.array(3, np.int32)),
+     lambda x, n: (np.tanh(x) * 2, (np.tanh(x) * 2).sum() + 3.0)),
+    (with_state, (np.ones(3),), lambda a: ((v.numpy() + a) * 2,)),
+    (matmul, (rng.standard_normal((4, 3)), rng.standard_normal((3, 2))),
+     lambda a, b: (a @ b + 1,)),
+    (ints, (np.arange(-6, 6, dtype=np.int64), np.full(12, 4, np.int64)),
+     lambda a, b: ((a // b) % 7, a > b)),
+    (big, (rng.standard_normal(1 << 20).astype(np.float32),), lambda a: (sig(a),)),
+    (big, (rng.standard_normal(2 << 20).astype(np.float32)[::2],),  # not contiguous
+     lambda a: (sig(a),)),
+    (gather, (x, np.array([0, 4])), lambda x, i: (x[i],)),
+]
+report = {"cases": []}
+for fn, args, numpy_answer in cases:
+    same = True
+    for _ in range(2):  # the second call: the compiled entry point's own path
+        want = numpy_answer(*args)
+        got = fn(*args)
+        got = [np.asarray(g) for g in (got if isinstance(got, tuple) else (got,))]
+        same = same and len(got) == len(want) and all(
+            g.shape == np.shape(w) and np.allclose(g, w, rtol=1e-6) for g, w in zip(got, want))
+    ex = fn.get_concrete_function(*args).runtime
+    report["cases"].append({"fn": fn.__name__, "origin": ex.origin, "backend": ex.backend,
+                            "same": bool(same)})
+try:
+    gather(x, np.array([9]))
+except Exception as e:
+    report["error"] = f"{type(e).__name__}: {e}"
+report["numba"] = "numba" in sys.modules
+if "--import-numba" in sys.argv:  # Numba after a native load: its own parallel code works
+    import numba
+    f = numba.njit(parallel=True)(lambda a: sum([a[i] * 2 for i in numba.prange(a.size)]))
+    report["numba_parallel"] = float(f(np.arange(100.0)))
+    from numba.np.ufunc import parallel
+    report["layer"] = parallel.threading_layer()
+print(json.dumps(report))
+"""
+
+
+def _run(cache_dir, *flags):
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(cache_dir))
+    script = cache_dir / "child.py"  # a file: AutoGraph reads the functions' source
+    script.write_text(CHILD)
+    res = subprocess.run([sys.executable, str(script), *flags], env=env, text=True,
+                         capture_output=True, timeout=600, check=False)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    cache_dir = tmp_path_factory.mktemp("native")
+    return _run(cache_dir), _run(cache_dir), _run(cache_dir, "--import-numba")
+
+
+def test_first_run_compiles_and_writes_machine_code(runs):
+    first = runs[0]
+    assert {c["origin"] for c in first["cases"]} == {"compiled"}
+    assert all(c["same"] and c["backend"] == "numba" for c in first["cases"]), first
+
+
+def test_second_run_links_every_program_without_numba(runs):
+    second = runs[1]
+    assert all(c["same"] and c["backend"] == "numba" for c in second["cases"]), second
+    assert {c["origin"] for c in second["cases"]} == {"disk"}
+    assert second["numba"] is False
+    assert "gather" in second["error"] and "test_native_load" not in second["error"]
+    assert second["error"] == runs[0]["error"]  # the interpreter's error, as compiled
+
+
+def test_numba_imported_after_a_native_load_still_works(runs):
+    third = runs[2]
+    assert all(c["same"] for c in third["cases"])
+    assert third["numba_parallel"] == 9900.0
+    assert third["layer"] in ("omp", "workqueue", "tbb")
+
+
+def test_objects_other_than_elf_are_refused():
+    with pytest.raises(ValueError, match="ELF"):
+        native.undefined_symbols(b"\xcf\xfa\xed\xfe" + bytes(60))  # a Mach-O header
+
+
+def test_only_plain_constants_are_saved():
+    assert native_build.const(np.dtype(np.float32)) == ["dtype", "<f4"]
+    assert native_build.const(3) == ["value", 3]
+    assert native._const(["dtype", "<f4"]) == np.dtype(np.float32)
+    with pytest.raises(ValueError):
+        native_build.const(np.dtype([("a", np.int32)]))
+    with pytest.raises(ValueError):
+        native_build.const(object())
+    with pytest.raises(ValueError):
+        native._const(["pickle", "..."])
+
+
+def test_arguments_of_another_type_raise_type_error():
+    program = native.NativeProgram(lambda *a: "ran", [["<f4", 1, True]], None)
+    assert program(np.zeros(3, np.float32)) == "ran"
+    for bad in (np.zeros(3), np.zeros((3, 1), np.float32), np.zeros(6, np.float32)[::2],
+                np.zeros(3, ">f4"), [1.0]):
+        with pytest.raises(TypeError):
+            program(bad)
+    with pytest.raises(TypeError, match="takes 1"):
+        program()
