@@ -147,18 +147,18 @@ class Runtime:
         if name not in LAYERS or os.environ.get("NUMBA_THREADING_LAYER", name) not in (
                 name, "default"):
             raise Unavailable(f"threading layer {name} is not one this loader starts")
-        lib = self.extension(f"numba.{LAYERS[name].replace('/', '.')}", LAYERS[name])
-        for symbol, attr in _LAYER_SYMBOLS.items():
-            self.ll.add_symbol(symbol, getattr(lib, attr))
         count = _thread_count()
         mine = not ({"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ))
-        if mine:  # idle OpenMP threads sleep (see numba_start.start_threads)
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        if mine:  # idle OpenMP threads sleep (see numba_start.start_threads); read by
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"  # OpenMP when its library loads
         try:
+            lib = self.extension(f"numba.{LAYERS[name].replace('/', '.')}", LAYERS[name])
             ctypes.CFUNCTYPE(None, ctypes.c_int)(lib.launch_threads)(count)
         finally:
             if mine:
                 os.environ.pop("OMP_WAIT_POLICY", None)
+        for symbol, attr in _LAYER_SYMBOLS.items():
+            self.ll.add_symbol(symbol, getattr(lib, attr))
         set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int)(lib.set_num_threads)
         set_threads(count)
         self.layer = (name, lib)
