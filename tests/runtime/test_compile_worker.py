@@ -69,8 +69,8 @@ def test_the_waiting_thread_imports_blas_for_a_matmul_program(lazy, monkeypatch)
 
     asked = []
     prewarm = numba_start.prewarm
-    monkeypatch.setattr(numba_start, "prewarm", lambda blas=False: (asked.append(blas),
-                                                                    prewarm(blas)))
+    monkeypatch.setattr(numba_start, "prewarm", lambda blas=False, **kw: (
+        asked.append(blas), prewarm(blas, **kw)))
     with TraceContext("worker_mm") as ctx:
         a = ctx.new_input(Aval((3, 4), F32))
         b = ctx.new_input(Aval((4, 2), F32))

@@ -158,3 +158,41 @@ def test_arguments_of_another_type_raise_type_error():
             program(bad)
     with pytest.raises(TypeError, match="takes 1"):
         program()
+
+
+LAZY_CHILD = r"""
+import json, sys
+import numpy as np
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.runtime.cpu import numba_cpu
+numba_cpu.settings.mode, numba_cpu.settings.worker = "lazy", True
+
+@gc.function
+def softsign(x):
+    return x / (1.0 + gnp.abs(x))
+
+x = np.linspace(-3, 3, 7)
+ex = None
+for _ in range(2000):  # a hot loop: the worker compiles, this process links the result
+    y = softsign(x)
+    ex = softsign.get_concrete_function(x).runtime
+    if ex.wait(0.05):
+        break
+y = softsign(x)
+print(json.dumps({"backend": ex.backend, "origin": ex.origin, "numba": "numba" in sys.modules,
+                  "right": bool(np.allclose(y, x / (1 + np.abs(x))))}))
+"""
+
+
+def test_a_lazy_compile_never_imports_numba_in_the_caller(tmp_path):
+    """The compile worker process compiles into the cache; the caller links the machine
+    code it wrote, so the caller's calls never compete with an `import numba`."""
+    script = tmp_path / "lazy.py"
+    script.write_text(LAZY_CHILD)
+    res = subprocess.run([sys.executable, str(script)], text=True, capture_output=True,
+                         env=dict(os.environ, GRAPHC_CACHE_DIR=str(tmp_path)), timeout=600,
+                         check=False)
+    assert res.returncode == 0, res.stderr[-3000:]
+    report = json.loads(res.stdout.strip().splitlines()[-1])
+    assert report == {"backend": "numba", "origin": "disk", "numba": False, "right": True}

@@ -142,7 +142,8 @@ class Executor:
         try:
             if self._job is not None:  # the worker process compiles; this thread sets up
                 with contextlib.suppress(Exception):  # Numba meanwhile, then only waits
-                    numba_start.prewarm(blas="np.dot(" in self.program.source)
+                    numba_start.prewarm(blas="np.dot(" in self.program.source,
+                                        native=_setting("native"))
                 self._job.wait()
             if self._compiled is None and not self.reasons and not self.compile_now():
                 self._fallback(False)

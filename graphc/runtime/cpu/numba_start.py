@@ -75,15 +75,24 @@ def _import() -> None:
     import numba.core.caching  # noqa: F401
 
 
-def prewarm(blas: bool = False) -> None:
-    """Import Numba and set up its CPU target (typing and lowering registries, ~0.1 s
-    here) ahead of the first program; a thread waiting for the compile worker runs this
-    so that loading the worker's program afterwards takes milliseconds. ``blas``: the
-    program calls BLAS (``np.dot``), whose first call imports ``scipy.linalg`` (0.2-0.3
-    s, in the caller's call): imported here instead, while the worker compiles."""
-    start()
+def prewarm(blas: bool = False, native: bool = True) -> None:
+    """Get ready to load a program the compile worker is building, so that loading it
+    afterwards takes milliseconds: with ``native`` (programs linked from their machine
+    code, ``native_runtime``) only that runtime is set up (~20 ms) and Numba is never
+    imported; otherwise (or if that runtime cannot start) Numba is imported and its CPU
+    target set up (typing and lowering registries, ~0.1 s). ``blas``: the program calls
+    BLAS (``np.dot``), whose table :func:`load_blas` loads now."""
     if blas:
         load_blas()
+    if native:
+        from graphc.runtime.cpu import native_runtime
+
+        try:
+            native_runtime.runtime()
+            return
+        except Exception:  # noqa: BLE001 - loaded through Numba instead
+            pass
+    start()
     from numba.core.registry import cpu_target
 
     cpu_target.typing_context.refresh()
