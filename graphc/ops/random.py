@@ -19,18 +19,23 @@ from graphc.tracer.ir import Aval
 
 
 class _RngState:
+    """The generators; made on first use (``numpy.random`` costs ~8 ms to import, which
+    ``import graphc`` need not pay)."""
+
     def __init__(self):
         self.global_seed = None
-        self.generator = np.random.default_rng()
+        self.generator = None  # made by get(None) from global_seed
         self.op_generators: dict = {}
 
     def reset(self, seed):
         self.global_seed = None if seed is None else operator.index(seed)
-        self.generator = np.random.default_rng(self.global_seed)
+        self.generator = None
         self.op_generators.clear()
 
     def get(self, op_seed):
         if op_seed is None:
+            if self.generator is None:
+                self.generator = np.random.default_rng(self.global_seed)
             return self.generator
         gen = self.op_generators.get(op_seed)
         if gen is None:
