@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from graphc.runtime.fp_errors import user_errstate
 from graphc.tracer.ir import Graph
 
 _ndarray = np.ndarray
@@ -48,10 +49,18 @@ _plans: dict[int, tuple] = {}
 
 def run_graph(graph: Graph, args) -> list:
     """Execute ``graph`` on a list of NumPy arrays (one per input); return its outputs.
+    NumPy's floating-point warnings name the op and the user's line that traced it
+    (:mod:`fp_errors`).
 
     >>> run_graph(g, [np.ones(4, np.float32)])   # doctest: +SKIP
     [array([2., 2., 2., 2.], dtype=float32)]
     """
+    with user_errstate():
+        return execute(graph, args)
+
+
+def execute(graph: Graph, args) -> list:
+    """:func:`run_graph` under the caller's NumPy error state."""
     entry = _plans.get(id(graph))
     if entry is None or entry[0]() is not graph:
         plan = get_plan(graph)
