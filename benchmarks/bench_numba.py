@@ -157,19 +157,22 @@ def _timed(fn, *args) -> float:
     return perf_counter_ns() - t0
 
 
-def run(settings) -> str:
+def run(settings, only: str | None = None) -> str:
+    """The table; ``only``: just the rows whose label contains it
+    (``python -m benchmarks.bench_numba --only GELU``)."""
     with eager_fresh_cache():  # compile now; the timings are of warm programs
-        return _run(settings)
+        return _run(settings, only)
 
 
-def _run(settings) -> str:
+def _run(settings, only=None) -> str:
     jax = optional_frameworks().get("JAX")
     header = ["workload", "NumPy", "interpreter", "numba", "numba/NumPy", "numba/interp",
               "compile", *(["JAX jit", "numba/JAX"] if jax else [])]
     rows, notes = [], []
     with peers.x64(jax) if jax else contextlib.nullcontext():
         for row in _workloads(settings.quick):
-            _row(settings, jax, *row, rows, notes)
+            if only is None or only in row[0]:
+                _row(settings, jax, *row, rows, notes)
     notes = [
         "numba = numba_cpu.executor_for(optimized_graph)(arrays); exp/sigmoid/... use "
         "graphc.runtime.vmath (vectorized); loops of >= "
@@ -291,4 +294,5 @@ if __name__ == "__main__":
     if "--parallel-sweep" in sys.argv:
         print(parallel_sweep(settings=Settings(quick="--quick" in sys.argv)))
     else:
-        print(run(Settings(quick="--quick" in sys.argv)))
+        only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        print(run(Settings(quick="--quick" in sys.argv), only))

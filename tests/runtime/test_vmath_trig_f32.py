@@ -128,3 +128,20 @@ def test_fast_variants_run_in_float32_lanes():
     lanes = {int(n) for n in re.findall(r"<(\d+) x float>", ir)}
     assert lanes and max(lanes) >= 4, "the loop did not vectorize"
     assert not re.search(r"<\d+ x (double|i64)>", ir), "a 64-bit vector in the float32 loop"
+
+
+def test_second_pass_with_unknown_shapes(eager_compile):
+    """Unknown dims: the flat loop or the N-d one, chosen at run time, each with its pass."""
+    fn = gc.function(lambda v: gnp.sin(v) + gnp.cos(v * 2.0),
+                     input_signature=[gc.TensorSpec([None, None], np.float32)])
+    ex = numba_cpu.executor_for(fn.get_concrete_function().optimized_graph)
+    assert ex.backend == "numba", ex.explain()
+    assert ex.program.source.count("V.sin_f32_fast(") == 2  # the flat and the N-d loop
+    x = np.random.default_rng(1).uniform(-50, 50, (30, 40)).astype(F32)
+    for big in (False, True):
+        if big:
+            x[3, 4], x[20, 1] = 3e9, -1e38
+        for arg in (x, x[:, ::2]):  # contiguous: the flat loop; strided: the N-d one
+            (got,) = ex([arg])
+            np.testing.assert_allclose(got, np.sin(arg) + np.cos(arg * F32(2)), rtol=0,
+                                       atol=4e-7)
