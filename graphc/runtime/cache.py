@@ -65,7 +65,8 @@ _tag: str | None = None
 
 
 def version_tag() -> str:
-    """A directory name for this interpreter, the library versions and the CPU.
+    """A directory name for this interpreter, the library versions, the format of the
+    programs' machine-code description (native.FORMAT) and the CPU.
 
     Computed without importing Numba (its version comes from package metadata), so an
     executor can look for a cached program before deciding to pay for that import.
@@ -76,10 +77,11 @@ def version_tag() -> str:
         import numpy as np
 
         import graphc
+        from graphc.runtime.cpu.native import FORMAT
 
         py = f"py{sys.version_info[0]}{sys.version_info[1]}"
         _tag = (f"{py}-np{np.__version__}-nb{_numba_version()}-"
-                f"gc{getattr(graphc, '__version__', '0')}-{_linked_sources()}-"
+                f"gc{getattr(graphc, '__version__', '0')}n{FORMAT}-{_linked_sources()}-"
                 f"{platform.machine()}-{_cpu_id()}")
     return _tag
 

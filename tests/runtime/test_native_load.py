@@ -196,3 +196,26 @@ def test_a_lazy_compile_never_imports_numba_in_the_caller(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     report = json.loads(res.stdout.strip().splitlines()[-1])
     assert report == {"backend": "numba", "origin": "disk", "numba": False, "right": True}
+
+
+def test_a_description_that_does_not_load_falls_back_to_numba(tmp_path, cache_program):
+    """Machine code whose description this graphc does not read (another format) is
+    not linked: the program loads through Numba, with the same results."""
+    from graphc.runtime import cache_files
+
+    run, check, record = cache_program
+    report = run(tmp_path)
+    check(report, "compiled")
+    directory, key = os.path.dirname(report["path"]), report["key"]
+    meta_path = os.path.join(directory, f"g_{key}.native.json")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    meta["format"] = native.FORMAT - 1
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    manifest = os.path.join(directory, f"g_{key}.sums")
+    cache_files.write_manifest(manifest, directory, sorted(
+        cache_files.recorded_digests(manifest)))  # as that graphc would have written it
+    report = run(tmp_path, prelude=record)
+    check(report, "disk")
+    assert report["native_read"] == [] and report["numba_read"]

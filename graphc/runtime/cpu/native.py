@@ -4,9 +4,10 @@ When Numba compiles a program into the disk cache, graphc also writes the progra
 object code and what is needed to call it (:mod:`native_build`)::
 
     numba/<tag>/g_<key>.native.o      the ELF object Numba's JIT made for the program
-    numba/<tag>/g_<key>.native.json   its entry point's and environment's symbol names,
-                                      the environment's constants (dtypes), the argument
-                                      types and the threading layer of parallel loops
+    numba/<tag>/g_<key>.native.json   its entry point's symbol name, its environments'
+                                      (the program's and those of the functions linked
+                                      into it) with their constants (dtypes), the
+                                      argument types, the threading layer
 
 Both are in the entry's manifest (``g_<key>.sums``) and pass the same checks as the rest
 of the entry (owner, mode, sha256) before anything is read. A later process loads them
@@ -31,7 +32,7 @@ import numpy as np
 
 from graphc.runtime import cache_files as files
 
-FORMAT = 1
+FORMAT = 2
 SUFFIXES = (".native.o", ".native.json")
 
 
@@ -78,7 +79,7 @@ def load(directory: str, key: str, spec: list, digests: dict) -> NativeProgram |
         code = _read(obj_path, digests)
         if meta.get("format") != FORMAT or meta.get("spec") != spec:
             return None
-        consts = [_const(c) for c in meta["consts"]]
+        envs = [(name, [_const(c) for c in consts]) for name, consts in meta["envs"]]
         undefined = undefined_symbols(code)
         rt = native_runtime.runtime()
         with native_runtime._lock:
@@ -86,29 +87,35 @@ def load(directory: str, key: str, spec: list, digests: dict) -> NativeProgram |
                 rt.start_layer(meta["layer"])
             if not all(rt.resolves(s) for s in undefined):
                 return None
-            return _link(rt, key, code, meta, consts, spec)
+            return _link(rt, key, code, meta, envs, spec)
     except (OSError, files.UnsafeFile, ValueError, KeyError, TypeError,
             native_runtime.Unavailable):
         return None
 
 
-def _link(rt, key, code, meta, consts, spec) -> NativeProgram | None:
+def _link(rt, key, code, meta, envs, spec) -> NativeProgram | None:
+    """Link the object and make its entry point; ``envs``: ``(symbol, constants)`` of
+    the program's environment, then of the functions linked into it."""
+    import ctypes
+
     engine = rt.engine
     engine.add_object_file(rt.ll.ObjectFileRef.from_data(code))
     engine.finalize_object()
     fnptr = engine.get_function_address(meta["wrapper"])
-    env_address = engine.get_global_value_address(meta["env"])
-    if not fnptr or not env_address:
+    if not fnptr or not engine.get_global_value_address(envs[0][0]):
         return None
     module = sys.modules.get(f"graphc_program_{key}") or types.ModuleType(
         f"graphc_program_{key}", "graphc generated program (machine code)")
-    env = rt.dynfunc.Environment(module.__dict__)
-    env.consts.extend(consts)
-    import ctypes
-
-    ctypes.c_void_p.from_address(env_address).value = id(env)
-    entry = rt.dynfunc.make_function(module, "program", f"graphc program {key}", fnptr, env,
-                                     (engine, env))
+    made = []
+    for name, consts in envs:
+        address = engine.get_global_value_address(name)
+        if address:  # (a callee's environment the object does not keep: never read)
+            env = rt.dynfunc.Environment(module.__dict__)
+            env.consts.extend(consts)
+            ctypes.c_void_p.from_address(address).value = id(env)
+            made.append(env)
+    entry = rt.dynfunc.make_function(module, "program", f"graphc program {key}", fnptr,
+                                     made[0], (engine, *made))
     controls = rt.thread_controls if meta.get("layer") is not None else None
     return NativeProgram(entry, spec, controls)
 

@@ -19,9 +19,15 @@ def describe(dispatcher, spec: list, parallel: bool) -> tuple[bytes, bytes] | No
     program cannot be loaded natively later."""
     (sig,) = dispatcher.signatures
     cres = dispatcher.overloads[sig]
+    main = cres.target_context.get_env_name(cres.fndesc)
     try:
-        consts = [const(c) for c in cres.environment.consts]
-    except ValueError:
+        # the program's environment first, then those of the functions linked into it,
+        # which Numba also sets when it loads a program from its cache
+        envs = {main: [const(c) for c in cres.environment.consts]}
+        for env in cres._find_referenced_environments():
+            if env.env_name not in envs:
+                envs[env.env_name] = [const(c) for c in env.consts]
+    except (ValueError, AttributeError):  # a constant not saved natively; another Numba
         return None
     _name, kind, data = cres.library.serialize_using_object_code()
     if kind != "object":
@@ -40,8 +46,8 @@ def describe(dispatcher, spec: list, parallel: bool) -> tuple[bytes, bytes] | No
             return None
     meta = {"format": native.FORMAT,
             "wrapper": cres.fndesc.llvm_cpython_wrapper_name,
-            "env": cres.target_context.get_env_name(cres.fndesc),
-            "consts": consts, "spec": spec, "layer": layer}
+            "envs": [[name, consts] for name, consts in envs.items()],
+            "spec": spec, "layer": layer}
     return code, json.dumps(meta, indent=1).encode()
 
 

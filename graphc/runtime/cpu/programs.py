@@ -42,7 +42,10 @@ def compile_source(source, key, spec):
             if dispatcher is None:
                 dispatcher, loaded, save_error = _numba_load(key, entry, source, spec)
                 code = None
-                if save_error is None and not (loaded and entry.has_native):
+                # written after a compile (a program Numba loaded from its own cache no
+                # longer has its object code; the cache tag names native.FORMAT, so an
+                # entry of this tag without machine code is one that cannot have it)
+                if save_error is None and not loaded:
                     with contextlib.suppress(Exception):  # without it: loaded by Numba
                         code = native_build.describe(dispatcher, spec, parallel)
                 entry.keep(loaded, save_error, code)
