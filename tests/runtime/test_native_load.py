@@ -219,3 +219,49 @@ def test_a_description_that_does_not_load_falls_back_to_numba(tmp_path, cache_pr
     report = run(tmp_path, prelude=record)
     check(report, "disk")
     assert report["native_read"] == [] and report["numba_read"]
+
+
+THREADS_CHILD = r"""
+import json, sys, threading
+import numpy as np
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.runtime.cpu import numba_cpu
+numba_cpu.settings.mode = "eager"
+fns = [gc.function(lambda x, k=k: gnp.tanh(x) * float(k) + gnp.exp(-x)) for k in range(6)]
+x = np.linspace(-2, 2, 9)
+barrier = threading.Barrier(6)
+right, errors = {}, []
+
+def work(k):  # six threads load six programs at once
+    try:
+        barrier.wait()
+        right[k] = bool(np.allclose(fns[k](x), np.tanh(x) * k + np.exp(-x)))
+    except Exception as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+origins = sorted({f.get_concrete_function(x).runtime.origin for f in fns})
+print(json.dumps({"right": sorted(right.values()), "errors": errors,
+                  "numba": "numba" in sys.modules, "origins": origins}))
+"""
+
+
+def test_threads_loading_programs_at_once(tmp_path):
+    script = tmp_path / "threads.py"
+    script.write_text(THREADS_CHILD)
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(tmp_path))
+    reports = []
+    for _ in range(2):  # compiled, then linked from machine code
+        res = subprocess.run([sys.executable, str(script)], text=True, capture_output=True,
+                             env=env, timeout=600, check=False)
+        assert res.returncode == 0, res.stderr[-3000:]
+        reports.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    assert [r["origins"] for r in reports] == [["compiled"], ["disk"]]
+    for r in reports:
+        assert r["right"] == [True] * 6 and r["errors"] == []
+    assert reports[1]["numba"] is False
