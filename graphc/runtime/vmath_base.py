@@ -77,6 +77,22 @@ def ldexp_f32(typingctx, x, n):
     return types.float32(types.float32, types.int32), codegen
 
 
+@intrinsic
+def rint_i32(typingctx, x):
+    """``int32(rint(x))`` for a float32 in int32 range (``llvm.lrint``): one
+    ``vcvtps2dq`` where ``np.int32(np.rint(x))`` took a rounding and a conversion; the
+    float ``n`` then comes back from it, and that conversion is shared with ldexp's."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        f, i = ir.FloatType(), ir.IntType(32)
+        fn = builder.module.declare_intrinsic("llvm.lrint", [i, f], ir.FunctionType(i, [f]))
+        return builder.call(fn, args)
+
+    return types.int32(types.float32), codegen
+
+
 def _has_scalef() -> bool:
     from llvmlite import binding
 

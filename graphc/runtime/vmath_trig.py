@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.vmath_base import bits_of_f32, bits_of_f64, fma, horner, jit
+from graphc.runtime.vmath_base import bits_of_f32, bits_of_f64, fma, horner, jit, rint_i32
 
 # 2/pi to 1216 bits (fdlibm's ipio2 table; checked against mpmath), enough for the
 # float64 window at the largest exponent (up to bit 971 + 207)
@@ -151,12 +151,13 @@ _F_TINY = F(2.4414062e-4)  # 2^-12: below it sin x rounds to x, cos x to 1
 @jit
 def _sin_cos_fast_f32(ax):
     """(n mod 4 as int32, sin r, cos r) in float32 for a float32 0 <= ``ax`` <= _F_BIG."""
-    n = np.rint(ax * _F_2OPI)
+    ni = rint_i32(ax * _F_2OPI)  # garbage above 2^31 (inf, NaN): selected away
+    n = F(ni)
     r = fma(-n, _F_P3, fma(-n, _F_P2, fma(-n, _F_P1, ax)))
     z = r * r
     s = fma(r * z, horner(z, _S32F), r)
     c = fma(z * z, horner(z, _C32F), fma(F(-0.5) * r, r, F(1.0)))  # 1 - r^2/2 rounded once
-    return np.int32(np.int32(n) & np.int32(3)), s, c
+    return np.int32(ni & np.int32(3)), s, c
 
 
 _I0, _I1, _I2 = np.int32(0), np.int32(1), np.int32(2)

@@ -17,8 +17,9 @@ from graphc.runtime import vmath as V
 @numba.njit(error_model="numpy")
 def _both(p, n, a, b):
     for i in range(p.shape[0]):
-        a[i] = V._scale_scalef(p[i], n[i])
-        b[i] = V._scale_two_factors(p[i], n[i])
+        ni = np.int32(n[i])
+        a[i] = V._scale_scalef(p[i], n[i], ni)
+        b[i] = V._scale_two_factors(p[i], n[i], ni)
 
 
 def test_scalef_and_two_factors_agree_bit_for_bit():
