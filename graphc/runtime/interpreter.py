@@ -175,8 +175,10 @@ def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
     where = f" (while executing {node_signature(graph, node)}"
     where += f", traced at {node.src})" if node.src else ")"
     wrapped = kernel_error(node.op, error, [env[i] for i in ins], where)
-    if wrapped is error:
+    if wrapped is error and not node.op.extra.get("named_by_body"):
         # Not rewrapped (e.g. a user exception from numpy_function, or an error from a
         # nested graph): keep its type and message, say where in this graph it happened.
+        # A node that only groups user ops (fused_elementwise) adds nothing: the error
+        # from its body already names the user's op and line.
         error.add_note(where.strip()[1:-1])
     return wrapped

@@ -63,5 +63,8 @@ def test_the_users_numpy_settings_are_kept():
         _out, caught = _caught(overflowing, np.array([1000.0]))
     assert caught == []
     with np.errstate(over="raise"), pytest.raises(gc.errors.InvalidArgumentError,
-                                                  match="overflow encountered in exp"):
+                                                  match="overflow encountered in exp") as e:
         overflowing(np.array([1000.0]))
+    # the user's op and line; not the fusion pass's node that ran it
+    assert f"test_fp_warnings.py:{_line_of(overflowing, 'gnp.exp(x)')}" in str(e.value)
+    assert not getattr(e.value, "__notes__", None)
