@@ -1,4 +1,5 @@
-"""exp float32's two ways to scale by 2^n give the same bits (``vmath._scale``).
+"""The two ways to scale by 2^n give the same bits (exp's ``vmath._scale``, log1p's
+``vmath_log._unscale``).
 
 AVX-512 machines use one ``vscalefps`` (``llvm.ldexp``), others multiply by two powers of
 two; both must round once, into denormals and to inf included, so results do not depend
@@ -12,6 +13,7 @@ import numba
 import numpy as np
 
 from graphc.runtime import vmath as V
+from graphc.runtime import vmath_log as L
 
 
 @numba.njit(error_model="numpy")
@@ -45,3 +47,30 @@ def test_exp_float32_nan_and_limits():
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     ok = ~np.isnan(want)
     np.testing.assert_allclose(got[ok], want[ok], rtol=3e-7, atol=0)
+
+
+@numba.njit(error_model="numpy")
+def _unscale_both(v, k, a, b):
+    for i in range(v.shape[0]):
+        a[i] = L._unscale_scalef(v[i], k[i])
+        b[i] = L._unscale_two_factors(v[i], k[i])
+
+
+def test_log1p_unscale_agrees_bit_for_bit():
+    """log1p float32 scales u and its rounding error c by 2^-k, k from u sqrt2's exponent
+    bits: over every binade of x > -1 (and near -1, 0 and the top), both ways agree."""
+    f32 = np.float32
+    geo = np.geomspace(1e-45, 3.4e38, 200_000).astype(f32)
+    x = np.concatenate([geo, -np.geomspace(1e-45, 0.99999994, 50_000).astype(f32),
+                        np.linspace(-1, 4, 100_000, dtype=f32)[1:],
+                        np.array([np.finfo(f32).max, 2.0 ** 127, 2.0 ** 24 + 2], f32)])
+    with np.errstate(all="ignore"):
+        u = f32(1) + x
+        c = x - (u - f32(1))
+        k = ((u * f32(1.4142135)).view(np.int32) >> 23) - 127
+    k = k.astype(np.int32)
+    assert k.min() == -24 and k.max() == 128
+    for v in (u, c):
+        a, b = np.empty_like(v), np.empty_like(v)
+        _unscale_both(v, k, a, b)
+        np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
