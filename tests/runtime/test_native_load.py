@@ -265,3 +265,47 @@ def test_threads_loading_programs_at_once(tmp_path):
     for r in reports:
         assert r["right"] == [True] * 6 and r["errors"] == []
     assert reports[1]["numba"] is False
+
+
+CORPUS_CHILD = r"""
+import json, os, sys, warnings
+sys.path.insert(0, os.environ["CORPUS_DIR"])
+warnings.simplefilter("ignore")
+import numpy as np
+import graphc as gc
+from graphc.runtime.cpu import numba_cpu
+from corpus import CORPUS
+numba_cpu.settings.mode = "eager"
+out = {}
+for name, (build, args) in CORPUS.items():
+    f = build()
+    f(*args)
+    results = f(*args)
+    flat = results if isinstance(results, tuple) else (results,)
+    runtime = f.get_concrete_function(*args).runtime
+    out[name] = {"origin": getattr(runtime, "origin", None),
+                 "bytes": [np.asarray(r).tobytes().hex() for r in flat]}
+print(json.dumps({"programs": out, "numba": "numba" in sys.modules}))
+"""
+
+
+def test_the_saved_model_corpus_gives_the_same_bits_from_machine_code(tmp_path):
+    """Control flow, variables, effects between segments, TensorArrays, a loop gradient,
+    shapes known at run time: linked from machine code in a second process, every
+    program gives the very bits the compiled program gave."""
+    corpus_dir = os.path.join(os.path.dirname(os.path.dirname(__file__)), "saved_model")
+    script = tmp_path / "corpus_child.py"
+    script.write_text(CORPUS_CHILD)
+    env = dict(os.environ, GRAPHC_CACHE_DIR=str(tmp_path), CORPUS_DIR=corpus_dir)
+    runs = []
+    for _ in range(2):
+        res = subprocess.run([sys.executable, str(script)], text=True, capture_output=True,
+                             env=env, timeout=600, check=False)
+        assert res.returncode == 0, res.stderr[-3000:]
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    first, second = runs[0]["programs"], runs[1]["programs"]
+    assert {k: v["bytes"] for k, v in first.items()} == {
+        k: v["bytes"] for k, v in second.items()}
+    compiled = [k for k, v in first.items() if v["origin"] == "compiled"]
+    assert len(compiled) >= 5 and all(second[k]["origin"] == "disk" for k in compiled)
+    assert runs[1]["numba"] is False
