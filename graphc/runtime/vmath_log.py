@@ -14,9 +14,9 @@ manipulation in int32 (each int op cast back to int32, or Numba's int64 promotio
 LLVM widen the vectors). log: a degree 8 polynomial in ``f`` (the Chebyshev fit below,
 rounded to float32) in place of the division, <= 1 ULP; denormal inputs are scaled by
 2^23 first. log1p uses the same polynomial and adds ``c 2^-k`` (``c`` the rounding
-error of ``1 + x``), so the float32 functions have no division at all; it takes k from
-the exponent of ``u sqrt2`` and scales by 2^-k with ``vscalefps`` where the CPU has it
-(see ``log1p_f32``).
+error of ``1 + x``), so the float32 functions have no division at all. Both take k from
+the exponent of ``x sqrt2`` (``u sqrt2``) and scale by 2^-k with ``vscalefps`` where the
+CPU has it (``_unscale``; see ``log1p_f32``), the float64 ones from the mantissa bits.
 """
 
 from __future__ import annotations
@@ -80,29 +80,6 @@ _P8 = (0.06971611458048073, -0.11479733839922293, 0.11685419925192936, -0.124256
 _P32F = tuple(F(c) for c in _P8)
 _F_LN2_HI = F(0.693359375)  # 355/512: k * hi is exact for |k| < 2^15
 _F_LN2_LO = F(_LN2 - 0.693359375)
-_F_MANT = np.int32(0x7FFFFF)
-_F_CARRY = np.int32(0x800000 - 0x3504F3)  # carries into bit 23 exactly when m >= sqrt(2)
-_F_ONE = np.int32(0x3F800000)
-
-
-@jit
-def _split_f32(u):
-    """(k as int32, k, f) in float32 with u = 2^k (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1)."""
-    b = bits_of_f32(u)
-    m = np.int32(b & _F_MANT)
-    i = np.int32((m + _F_CARRY) & np.int32(0x800000))
-    k = np.int32(np.int32(b >> 23) + np.int32(i >> 23) - 127)
-    return k, F(k), f32_from_bits(np.int32(m | np.int32(i ^ _F_ONE))) - F(1.0)
-
-
-@jit
-def _log_f32_core(u):
-    """log(u), u a normal positive float32: k ln2 + f - f^2/2 + f^3 P(f), <= 1 ULP."""
-    _, k, f = _split_f32(u)
-    z = f * f
-    return fma(k, _F_LN2_HI, fma(z * f, horner(f, _P32F), fma(F(-0.5), z, f)) + k * _F_LN2_LO)
-
-
 _F_SQRT2 = F(1.4142135)
 
 
@@ -114,8 +91,8 @@ def _pow2_neg(k):
 
 @jit
 def _unscale_two_factors(v, k):
-    """v 2^-k for an int32 k in [-24, 128]: two normal powers of two; exact wherever
-    log1p_f32 uses it (the results are normal)."""
+    """v 2^-k for an int32 k in [-126, 128]: two normal powers of two; exact wherever
+    log_f32/log1p_f32 use it (their results are normal)."""
     h = np.int32(k >> 1)
     return v * _pow2_neg(h) * _pow2_neg(np.int32(k - h))
 
@@ -156,10 +133,15 @@ def log1p_f64(x):
 
 @jit
 def log_f32(x):
-    """Natural log of a float32 in float32 arithmetic, <= 1 ULP."""
+    """Natural log of a float32 in float32 arithmetic, <= 1 ULP: k ln2 + f - f^2/2 +
+    f^3 P(f), with x = 2^k (1 + f) split as in ``log1p_f32``."""
     sub = x < F(1.1754944e-38)  # denormals: scale by 2^23 into the normal range first
     y = x * F(8388608.0) if sub else x
-    r = _log_f32_core(y) - (F(23.0) * _F_LN2_HI + F(23.0) * _F_LN2_LO if sub else F(0.0))
+    ki = np.int32(np.int32(bits_of_f32(y * _F_SQRT2) >> 23) - np.int32(127))
+    f = _unscale(y, ki) - F(1.0)
+    k = F(ki) - (F(23.0) if sub else F(0.0))  # k ln2_hi stays exact (|k| < 2^8)
+    z = f * f
+    r = fma(k, _F_LN2_HI, fma(z * f, horner(f, _P32F), fma(F(-0.5), z, f)) + k * _F_LN2_LO)
     r = r if x < F(np.inf) else x
     return r if x > 0 else (F(-np.inf) if x == 0 else F(np.nan))
 

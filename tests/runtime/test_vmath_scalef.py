@@ -56,9 +56,10 @@ def _unscale_both(v, k, a, b):
         b[i] = L._unscale_two_factors(v[i], k[i])
 
 
-def test_log1p_unscale_agrees_bit_for_bit():
+def test_log_unscale_agrees_bit_for_bit():
     """log1p float32 scales u and its rounding error c by 2^-k, k from u sqrt2's exponent
-    bits: over every binade of x > -1 (and near -1, 0 and the top), both ways agree."""
+    bits, log float32 x itself: over every binade (x > -1 for log1p, near -1, 0 and the
+    top too), both ways agree."""
     f32 = np.float32
     geo = np.geomspace(1e-45, 3.4e38, 200_000).astype(f32)
     x = np.concatenate([geo, -np.geomspace(1e-45, 0.99999994, 50_000).astype(f32),
@@ -70,7 +71,12 @@ def test_log1p_unscale_agrees_bit_for_bit():
         k = ((u * f32(1.4142135)).view(np.int32) >> 23) - 127
     k = k.astype(np.int32)
     assert k.min() == -24 and k.max() == 128
-    for v in (u, c):
+    # log_f32: x itself (denormals scaled by 2^23 first), k down to -126
+    y = np.geomspace(np.finfo(f32).tiny, np.finfo(f32).max, 100_000).astype(f32)
+    with np.errstate(over="ignore"):
+        ky = (((y * f32(1.4142135)).view(np.int32) >> 23) - 127).astype(np.int32)
+    assert ky.min() == -126 and ky.max() == 128
+    for v, kk in ((u, k), (c, k), (y, ky)):
         a, b = np.empty_like(v), np.empty_like(v)
-        _unscale_both(v, k, a, b)
+        _unscale_both(v, kk, a, b)
         np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
