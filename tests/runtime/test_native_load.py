@@ -16,6 +16,8 @@ from graphc.runtime.cpu import native, native_build
 
 CHILD = r"""
 import json, sys, warnings
+if "--numba-first" in sys.argv:  # Numba imported, its threads not started, before graphc
+    import numba
 import numpy as np
 import graphc as gc
 import graphc.numpy as gnp
@@ -107,7 +109,8 @@ def _run(cache_dir, *flags):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     cache_dir = tmp_path_factory.mktemp("native")
-    return _run(cache_dir), _run(cache_dir), _run(cache_dir, "--import-numba")
+    return (_run(cache_dir), _run(cache_dir), _run(cache_dir, "--import-numba"),
+            _run(cache_dir, "--numba-first"))
 
 
 def test_first_run_compiles_and_writes_machine_code(runs):
@@ -130,6 +133,11 @@ def test_numba_imported_after_a_native_load_still_works(runs):
     assert all(c["same"] for c in third["cases"])
     assert third["numba_parallel"] == 9900.0
     assert third["layer"] in ("omp", "workqueue", "tbb")
+
+
+def test_with_numba_imported_first_its_own_threads_serve(runs):
+    fourth = runs[3]
+    assert all(c["same"] and c["origin"] == "disk" for c in fourth["cases"]), fourth
 
 
 def test_objects_other_than_elf_are_refused():

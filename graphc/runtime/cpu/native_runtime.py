@@ -136,7 +136,13 @@ class Runtime:
                 raise Unavailable(f"threading layer {self.layer[0]} runs, not {name}")
             return
         numba_parallel = sys.modules.get("numba.np.ufunc.parallel")
-        if numba_parallel is not None and getattr(numba_parallel, "_is_initialized", False):
+        if numba_parallel is not None:  # Numba is here: its own layer, started by Numba
+            if not getattr(numba_parallel, "_is_initialized", False):
+                from graphc.runtime.cpu import numba_start
+
+                numba_start.start_threads()
+            if not getattr(numba_parallel, "_is_initialized", False):
+                raise Unavailable("Numba's threading layer did not start")
             if numba_parallel._threading_layer != name:
                 raise Unavailable(f"Numba runs threading layer "
                                   f"{numba_parallel._threading_layer}, not {name}")
