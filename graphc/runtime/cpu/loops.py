@@ -15,6 +15,7 @@ import math
 
 from graphc.runtime.cpu import kernels
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, np_type
+from graphc.runtime.cpu.loop_shapes import LoopShapes
 from graphc.runtime.cpu.parallel import parallel_settings
 from graphc.runtime.scalar_templates import fast_expr
 
@@ -36,7 +37,7 @@ class _Group:
         self.inner_uses: dict[int, int] = {}  # value id -> reads inside the group
 
 
-class Loops:
+class Loops(LoopShapes):
     """Loop emission; needs ``line``, ``tmp``, ``vals``, ``uses``, ``group``, ``_var``."""
 
     # -- loop fusion
@@ -183,102 +184,6 @@ class Loops:
             self.depth -= 1
         return [Val(o, a, contig=True) for o, a in zip(outs, out_avals)]
 
-    def _loops(self, g, ins, elem, body, results, outs, shape, arrays, size) -> None:
-        """The loop (flat, row-wise or N-d, whichever the operands allow) running ``body``."""
-        shp = f"_shp{g}"
-        static = None not in shape
-        same = {j for j in arrays if static and ins[j].aval.shape == shape}
-        if all(ins[j].contig and j in same for j in arrays):
-            self._flat_loop(g, ins, elem, body, results, outs, len(shape), size)
-        elif all(ins[j].contig and len(ins[j].aval.shape) == len(shape) for j in arrays) \
-                and not static:
-            cond = " and ".join(f"{ins[j].name}.shape == {shp}" for j in arrays)
-            self.line(f"if {cond}:")
-            self.depth += 1
-            self._flat_loop(g, ins, elem, body, results, outs, len(shape))
-            self.depth -= 1
-            self.line("else:")
-            self.depth += 1
-            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
-            self.depth -= 1
-        elif (kinds := self._row_kinds(ins, arrays, shape)) is not None:
-            self._row_loop(g, ins, elem, body, results, outs, shape, kinds)
-        else:
-            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
-
-    @staticmethod
-    def _row_kinds(ins, arrays, shape):
-        """How each array operand of a static broadcasting loop reads in a rows x last-dim
-        loop: ``full`` (the output's shape), ``row`` (only the last dim, e.g. a bias),
-        ``col`` (the leading dims, last dim 1: one value per row), ``one`` (one element);
-        None when some operand is none of these (the general N-d loop then)."""
-        if None in shape or len(shape) < 2 or 0 in shape:
-            return None
-        kinds = {}
-        for j in arrays:
-            x = ins[j]
-            xs = (1,) * (len(shape) - len(x.aval.shape)) + tuple(x.aval.shape)
-            if not x.contig:
-                return None
-            if xs == shape:
-                kinds[j] = "full"
-            elif all(d == 1 for d in xs):
-                kinds[j] = "one"
-            elif all(d == 1 for d in xs[:-1]) and xs[-1] == shape[-1]:
-                kinds[j] = "row"
-            elif xs[:-1] == shape[:-1] and xs[-1] == 1:
-                kinds[j] = "col"
-            else:
-                return None
-        return kinds
-
-    def _row_loop(self, g, ins, elem, body, results, outs, shape, kinds) -> None:
-        """Broadcasting as two loops, rows (all leading dims) x the last dim, every operand
-        read through a contiguous 1-D view, so the inner loop vectorizes like a flat one
-        (the N-d loop's strided ``broadcast_to`` reads do not: ``tanh(x + bias)`` on 2^22
-        float32 values took 2.4x NumPy's time that way)."""
-        rows = math.prod(shape[:-1])
-        flat = {}
-        for j, kind in kinds.items():
-            flat[j] = f"_f{g}_{j}"
-            src = ins[j].name
-            self.line(f"{flat[j]} = {src}.reshape({rows}, -1)" if kind == "full"
-                      else f"{flat[j]} = {src}.reshape(-1)")
-        outs2 = [f"_fo{g}_{k}" for k in range(len(outs))]
-        for o, o2 in zip(outs, outs2):
-            self.line(f"{o2} = {o}.reshape({rows}, -1)")
-        parallel = parallel_settings.allowed() and rows * shape[-1] >= parallel_settings.min_size \
-            and rows >= 16 and kernels.parallel_safe(body)
-        if parallel:
-            self.flags["parallel"] = True
-        r = f"_p{g}" if parallel else "_r"
-        self.line(f"for {r} in {'numba.prange' if parallel else 'range'}({outs2[0]}.shape[0]):")
-        self.depth += 1
-        for j, kind in kinds.items():  # per-row operands, hoisted out of the inner loop
-            if kind == "full":
-                self.line(f"_row{g}_{j} = {flat[j]}[{r}]")
-            elif kind == "col":
-                self.line(f"{elem[j]} = {flat[j]}[{r}]")
-            elif kind == "one":
-                self.line(f"{elem[j]} = {flat[j]}[0]")
-        for k, o2 in enumerate(outs2):
-            self.line(f"_orow{g}_{k} = {o2}[{r}]")
-        self.line(f"for _k in range({outs2[0]}.shape[1]):")
-        self.depth += 1
-        for j, x in enumerate(ins):
-            kind = kinds.get(j)
-            if kind == "full":
-                self.line(f"{elem[j]} = _row{g}_{j}[_k]")
-            elif kind == "row":
-                self.line(f"{elem[j]} = {flat[j]}[_k]")
-            elif kind is None:
-                self.line(f"{elem[j]} = {x.name}")
-        for ln in body:
-            self.line(ln)
-        for k, s_ in enumerate(results):
-            self.line(f"_orow{g}_{k}[_k] = _s{g}_{s_}")
-        self.depth -= 2
-
     def loop_body(self, ins: list[Val], steps: list, g: int | None = None):
         """``(g, elem, body)``: a fresh loop number ``g``, the names each operand's element
         is read into (``_x{g}_{j}``) and the statements computing step ``s`` as
@@ -322,91 +227,3 @@ class Loops:
             self.line(f"H.hugepages({o})")
         if recycled:
             self.depth -= 1
-
-    def _broadcast_shape(self, ins, arrays, shape) -> str:
-        """The broadcast output shape as source, checked at run time for unknown dims.
-
-        Written out per dim because Numba's np.broadcast_shapes costs 2 s to compile.
-        """
-        dims = []
-        for d in range(len(shape)):
-            if shape[d] is not None:
-                dims.append(str(shape[d]))
-                continue
-            name = self.tmp("d")
-            self.line(f"{name} = 1")
-            for j in arrays:
-                x = ins[j]
-                k = d - (len(shape) - len(x.aval.shape))
-                if k < 0 or x.aval.shape[k] == 1:
-                    continue
-                self.line(f"if {x.name}.shape[{k}] != 1:")
-                self.line(f"    if {name} != 1 and {name} != {x.name}.shape[{k}]:")
-                self.line("        raise ValueError('operands could not be broadcast together')")
-                self.line(f"    {name} = {x.name}.shape[{k}]")
-            dims.append(name)
-        return kernels.shape_expr(dims)
-
-    def _flat_loop(self, g, ins, elem, body, results, outs, rank, size=None) -> None:
-        # every array operand has the loop's rank and is C-contiguous; at rank 1 it is its
-        # own flat view (a reshape costs ~0.1 s of a small program's first compile)
-        flatten = "" if rank == 1 else ".reshape(-1)"
-        flat = {}
-        for j, x in enumerate(ins):
-            if not x.scalar:
-                flat[j] = f"_f{g}_{j}"
-                self.line(f"{flat[j]} = {x.name}{flatten}")
-        for k, o in enumerate(outs):
-            self.line(f"_fo{g}_{k} = {o}{flatten}")
-        # prange only where it pays (see PARALLEL_MIN_SIZE); the loop index gets its own
-        # name so Numba's parfor pass never sees it shared with another loop
-        parallel = parallel_settings.allowed() and size is not None \
-            and size >= parallel_settings.min_size and kernels.parallel_safe(body)
-        if parallel:
-            self.flags["parallel"] = True
-        index = f"_p{g}" if parallel else "_i"
-        loop = "numba.prange" if parallel else "range"
-        self.line(f"for {index} in {loop}(_fo{g}_0.shape[0]):")
-        self.depth += 1
-        if parallel:  # the loop body becomes its own function (Numba's gufunc): ask there too
-            self.line("V.prefer_wide_vectors()")
-        for j, x in enumerate(ins):
-            self.line(f"{elem[j]} = {flat[j]}[{index}]" if j in flat
-                      else f"{elem[j]} = {x.name}")
-        for ln in body:
-            self.line(ln)
-        for k, s in enumerate(results):
-            self.line(f"_fo{g}_{k}[{index}] = _s{g}_{s}")
-        self.depth -= 1
-
-    def _nd_loop(self, g, ins, elem, body, results, outs, shape, same) -> None:
-        shp = f"_shp{g}"
-        src = {}
-        for j, x in enumerate(ins):
-            if x.scalar:
-                continue
-            if j in same:
-                src[j] = x.name
-            else:
-                src[j] = f"_b{g}_{j}"
-                self.line(f"{src[j]} = np.broadcast_to({x.name}, {shp})")
-        # a big static-size loop runs its outermost dim with prange when that dim has work
-        # for every core (each iteration is a whole row, so no thread shares a line)
-        size = math.prod(shape) if None not in shape else 0
-        parallel = (parallel_settings.allowed() and size >= parallel_settings.min_size
-                    and len(shape) > 1 and shape[0] >= 16 and kernels.parallel_safe(body))
-        if parallel:
-            self.flags["parallel"] = True
-        names = [f"_p{g}" if parallel else "_i0"] + [f"_i{d}" for d in range(1, len(shape))]
-        idx = ", ".join(names)
-        for d in range(len(shape)):
-            loop = "numba.prange" if parallel and d == 0 else "range"
-            self.line(f"for {names[d]} in {loop}({shp}[{d}]):")
-            self.depth += 1
-        for j, x in enumerate(ins):
-            self.line(f"{elem[j]} = {src[j]}[{idx}]" if j in src else f"{elem[j]} = {x.name}")
-        for ln in body:
-            self.line(ln)
-        for o, s in zip(outs, results):
-            self.line(f"{o}[{idx}] = _s{g}_{s}")
-        self.depth -= len(shape)
