@@ -86,6 +86,7 @@ try:
 except Exception as e:
     report["error"] = f"{type(e).__name__}: {e}"
 report["numba"] = "numba" in sys.modules
+report["explain"] = big.get_concrete_function(cases[4][1][0]).runtime.explain()
 if "--import-numba" in sys.argv:  # Numba after a native load: its own parallel code works
     import numba
     f = numba.njit(parallel=True)(lambda a: sum([a[i] * 2 for i in numba.prange(a.size)]))
@@ -126,6 +127,8 @@ def test_second_run_links_every_program_without_numba(runs):
     assert second["numba"] is False
     assert "gather" in second["error"] and "test_native_load" not in second["error"]
     assert second["error"] == runs[0]["error"]  # the interpreter's error, as compiled
+    assert "compiled program (disk, its machine code linked without Numba)" in \
+        second["explain"] and "machine code" not in runs[0]["explain"]
 
 
 def test_numba_imported_after_a_native_load_still_works(runs):

@@ -33,6 +33,7 @@ from graphc import config
 from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
 from graphc.runtime import cache, cache_entry, compile_queue, compile_worker
 from graphc.runtime.cpu import codegen, compile_log, fallback, numba_start
+from graphc.runtime.cpu.native import NativeProgram
 from graphc.runtime.cpu.programs import compile_source, origin  # noqa: F401 (the worker's)
 from graphc.runtime.cpu.runners import runner
 from graphc.runtime.interpreter import run_graph
@@ -68,7 +69,8 @@ class Executor:
     is the generated :class:`codegen.Program` (its ``source`` is the module text).
     """
 
-    __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "calls", "warned", "_run",
+    __slots__ = ("graph", "program", "reasons", "key", "path", "origin", "native", "calls",
+                 "warned", "_run",
                  "_compiled", "_queued", "_done", "_on_compiled", "_lock", "_compile_lock",
                  "_job", "compile_seconds", "_log_t0", "__weakref__")
 
@@ -78,6 +80,7 @@ class Executor:
         self.program = None
         self.reasons: list[str] = []
         self.key = self.path = self.origin = None
+        self.native = False  # linked from its machine code, without Numba (native.py)
         self.compile_seconds = None  # how long compiling (or loading) the program took
         self.calls = 0
         self._compiled = None
@@ -181,6 +184,7 @@ class Executor:
                 compile_log.finished(self.graph, logged, None, ok=False)
             return False
         self.origin = "memory" if in_memory else origin(dispatcher)
+        self.native = isinstance(dispatcher, NativeProgram)
         self.compile_seconds = time.perf_counter() - started
         if logged is not None:
             compile_log.finished(self.graph, logged, self.origin, ok=True)
@@ -212,7 +216,8 @@ class Executor:
             backend = "not compiled yet (calls run on the NumPy interpreter)"
         lines = [f"backend: {backend}"]
         if self.path:
-            lines.append(f"compiled program ({self.origin}): {self.path}")
+            how = ", its machine code linked without Numba" if self.native else ""
+            lines.append(f"compiled program ({self.origin}{how}): {self.path}")
         if self.reasons:
             lines += fallback.explain_lines(self.items())
         elif self.backend == "numpy" and not self._queued and _setting("mode") != "off":
