@@ -85,6 +85,13 @@ try:
     gather(x, np.array([9]))
 except Exception as e:
     report["error"] = f"{type(e).__name__}: {e}"
+from graphc.runtime import cache
+from graphc.runtime.cpu import native
+linked = len(native._linked)
+cache.clear(disk=False)  # a new trace of the same program: linked once per process
+again = gc.function(big.python_function)
+report["relinked"] = [bool(np.allclose(again(x5), sig(x5))) for x5 in [cases[4][1][0]]] + [
+    len(native._linked) - linked]
 report["numba"] = "numba" in sys.modules
 report["explain"] = big.get_concrete_function(cases[4][1][0]).runtime.explain()
 if "--import-numba" in sys.argv:  # Numba after a native load: its own parallel code works
@@ -125,6 +132,7 @@ def test_second_run_links_every_program_without_numba(runs):
     assert all(c["same"] and c["backend"] == "numba" for c in second["cases"]), second
     assert {c["origin"] for c in second["cases"]} == {"disk"}
     assert second["numba"] is False
+    assert second["relinked"] == [True, 0]  # the same program again: not linked twice
     assert "gather" in second["error"] and "test_native_load" not in second["error"]
     assert second["error"] == runs[0]["error"]  # the interpreter's error, as compiled
     assert "compiled program (disk, its machine code linked without Numba)" in \

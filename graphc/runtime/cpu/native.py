@@ -73,6 +73,9 @@ def load(directory: str, key: str, spec: list, digests: dict) -> NativeProgram |
     manifest's sha256 of each file, checked against the bytes actually read."""
     from graphc.runtime.cpu import native_runtime
 
+    linked = _linked.get(key)
+    if linked is not None and linked.spec == [(np.dtype(dt), nd) for dt, nd, _ro in spec]:
+        return linked  # linked once per process (its code stays in the engine)
     obj_path, meta_path = paths(directory, key)
     try:
         meta = json.loads(_read(meta_path, digests))
@@ -87,10 +90,15 @@ def load(directory: str, key: str, spec: list, digests: dict) -> NativeProgram |
                 rt.start_layer(meta["layer"])
             if not all(rt.resolves(s) for s in undefined):
                 return None
-            return _link(rt, key, code, meta, envs, spec)
-    except (OSError, files.UnsafeFile, ValueError, KeyError, TypeError,
-            native_runtime.Unavailable):
+            program = _link(rt, key, code, meta, envs, spec)
+            if program is not None:
+                _linked[key] = program
+            return program
+    except Exception:  # noqa: BLE001 - any failure: the program loads through Numba
         return None
+
+
+_linked: dict = {}  # key -> NativeProgram, every program linked in this process
 
 
 def _link(rt, key, code, meta, envs, spec) -> NativeProgram | None:

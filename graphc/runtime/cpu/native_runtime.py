@@ -42,6 +42,7 @@ _LAYER_SYMBOLS = {"numba_parallel_for": "parallel_for"} | {
 
 _lock = threading.RLock()
 _runtime = None
+_failed = None  # why the runtime could not be set up (not tried again)
 
 
 class Unavailable(Exception):
@@ -50,10 +51,16 @@ class Unavailable(Exception):
 
 def runtime() -> Runtime:
     """The process's runtime, set up on first use; :class:`Unavailable` if it cannot be."""
-    global _runtime
+    global _runtime, _failed
     with _lock:
         if _runtime is None:
-            _runtime = Runtime()
+            if _failed is not None:
+                raise Unavailable(_failed)
+            try:
+                _runtime = Runtime()
+            except Exception as e:  # noqa: BLE001 - programs load through Numba
+                _failed = f"{type(e).__name__}: {e}"
+                raise Unavailable(_failed) from e
         return _runtime
 
 
