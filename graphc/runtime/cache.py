@@ -208,26 +208,29 @@ def import_program(key: str, path: str | None, name: str, source: str):
 
 
 def info() -> dict:
-    """What the cache holds: ``{"directory", "programs", "bytes", "in_memory",
-    "other_versions", "recycled_bytes"}`` (the last: big results kept for reuse).
+    """What the cache holds: ``{"directory", "programs", "native", "bytes", "in_memory",
+    "other_versions", "recycled_bytes"}``; ``native``: the programs on disk with their
+    machine code (linked without importing Numba, cpu/native.py); ``recycled_bytes``:
+    big results kept for reuse.
 
     >>> gc.cache.info()["programs"]      # doctest: +SKIP
     3
     """
     d = directory()
-    programs, size = 0, 0
+    programs, native, size = 0, 0, 0
     for base, _dirs, names in os.walk(d):
         for name in names:
             with contextlib.suppress(OSError):
                 size += os.path.getsize(os.path.join(base, name))
-            if base == d and name.startswith("g_") and name.endswith(".py"):
-                programs += 1
+            if base == d and name.startswith("g_"):
+                programs += name.endswith(".py")
+                native += name.endswith(".native.o")
     try:
         others = sorted(e for e in os.listdir(root()) if e != version_tag())
     except OSError:
         others = []
     recycle = sys.modules.get("graphc.runtime.cpu.recycle")
-    return {"directory": d, "programs": programs, "bytes": size,
+    return {"directory": d, "programs": programs, "native": native, "bytes": size,
             "in_memory": len(_memory), "other_versions": others,
             "recycled_bytes": recycle.held_bytes() if recycle else 0}
 

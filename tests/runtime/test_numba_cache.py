@@ -89,7 +89,7 @@ def test_info_and_clear(tmp_path, monkeypatch, cache_program):
     monkeypatch.setenv("GRAPHC_CACHE_DIR", str(tmp_path))
     cache_program[0](tmp_path)
     info = cache.info()
-    assert info["programs"] == 1 and info["bytes"] > 0
+    assert info["programs"] == 1 and info["native"] == 1 and info["bytes"] > 0
     assert info["directory"].startswith(str(tmp_path))
     cache.clear()
     assert cache.info()["programs"] == 0 and cache.info()["in_memory"] == 0
