@@ -70,7 +70,7 @@ def _render_item(item, arrays, summarize):
     if kind == "t":
         return format_array(arrays[item[1]], summarize)
     _, td, sub = item
-    return _render_nest(nest.unflatten(td, [_Text(_render_item(s, arrays, summarize))
+    return nest.to_text(nest.unflatten(td, [_Text(_render_item(s, arrays, summarize))
                                             for s in sub]))
 
 
@@ -79,19 +79,6 @@ class _Text(str):
 
     def __repr__(self):
         return str(self)
-
-
-def _render_nest(x) -> str:
-    if isinstance(x, _Text):
-        return str(x)
-    if isinstance(x, list):
-        return "[" + ", ".join(_render_nest(v) for v in x) + "]"
-    if isinstance(x, tuple) and not hasattr(type(x), "_fields"):
-        body = ", ".join(_render_nest(v) for v in x)
-        return f"({body},)" if len(x) == 1 else f"({body})"
-    if isinstance(x, dict):
-        return "{" + ", ".join(f"{k!r}: {_render_nest(v)}" for k, v in x.items()) + "}"
-    return repr(x)
 
 
 def format_array(a, summarize=None) -> str:

@@ -85,18 +85,16 @@ def check_matches(fn_name, name, spec, value):
 
 
 def describe_spec(spec) -> str:
+    """A structure of specs as messages show it (``float32 Tensor, shape=(3,)``)."""
+    return nest.to_text(spec, _describe_one_spec)
+
+
+def _describe_one_spec(spec) -> str:
     if isinstance(spec, VariableSpec):
         return f"{spec.dtype.name} gc.Variable, shape={spec.shape}"
     if isinstance(spec, TensorSpec):
         shape = "<unknown>" if spec.shape is None else str(spec.shape)
         return f"{spec.dtype.name} Tensor, shape={shape}"
-    if isinstance(spec, list):
-        return "[" + ", ".join(describe_spec(s) for s in spec) + "]"
-    if isinstance(spec, tuple) and not hasattr(type(spec), "_fields"):
-        inner = ", ".join(describe_spec(s) for s in spec)
-        return f"({inner},)" if len(spec) == 1 else f"({inner})"
-    if isinstance(spec, dict):
-        return "{" + ", ".join(f"{k!r}: {describe_spec(v)}" for k, v in spec.items()) + "}"
     return repr(spec)
 
 

@@ -82,3 +82,20 @@ def _unflatten(td, it):
 def map_structure(fn, structure):
     leaves, td = flatten(structure)
     return unflatten(td, [fn(x) for x in leaves])
+
+
+def to_text(x, leaf=repr) -> str:
+    """``x`` written as Python writes lists, tuples (not namedtuples) and dicts, every
+    other value by ``leaf``: how messages show a structure of specs or values.
+
+    >>> to_text([1, (2,), {"a": 3}])
+    "[1, (2,), {'a': 3}]"
+    """
+    if isinstance(x, list):
+        return "[" + ", ".join(to_text(v, leaf) for v in x) + "]"
+    if isinstance(x, tuple) and not _is_namedtuple(x):
+        body = ", ".join(to_text(v, leaf) for v in x)
+        return f"({body},)" if len(x) == 1 else f"({body})"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {to_text(v, leaf)}" for k, v in x.items()) + "}"
+    return leaf(x)

@@ -74,10 +74,6 @@ class Runtime:
     """Numba's C helpers, their symbols registered, and one JIT engine."""
 
     def __init__(self):
-        spec = importlib.util.find_spec("numba")
-        if spec is None or not spec.submodule_search_locations:
-            raise Unavailable("Numba is not installed")
-        self.base = list(spec.submodule_search_locations)[0]
         self.helperlib = self.extension("numba._helperlib", "_helperlib")
         self.dynfunc = self.extension("numba._dynfunc", "_dynfunc")
         self.nrt = self.extension("numba.core.runtime._nrt_python", "core/runtime/_nrt_python")
@@ -95,19 +91,8 @@ class Runtime:
         _prime_unpickle(self.helperlib)
 
     def extension(self, name: str, relpath: str):
-        """One of Numba's C extension modules, loaded without importing its package (the
-        module Numba itself loaded, when it is imported already)."""
-        if name in sys.modules:
-            return sys.modules[name]
-        found = glob.glob(os.path.join(self.base, relpath + ".*.so")) + glob.glob(
-            os.path.join(self.base, relpath + ".*.pyd"))
-        if not found:
-            raise Unavailable(f"Numba's extension {name} was not found")
-        loader = importlib.machinery.ExtensionFileLoader(name, found[0])
-        spec = importlib.util.spec_from_file_location(name, found[0], loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
-        return module
+        """One of Numba's C extension modules (:func:`load_extension`)."""
+        return load_extension(name, "numba", relpath)
 
     def _register(self) -> None:
         """The names Numba gives its helpers in machine code (its ``_load_global_helpers``,
@@ -160,16 +145,12 @@ class Runtime:
         if name not in LAYERS or os.environ.get("NUMBA_THREADING_LAYER", name) not in (
                 name, "default"):
             raise Unavailable(f"threading layer {name} is not one this loader starts")
+        from graphc.runtime.cpu import numba_start
+
         count = _thread_count()
-        mine = not ({"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ))
-        if mine:  # idle OpenMP threads sleep (see numba_start.start_threads); read by
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"  # OpenMP when its library loads
-        try:
+        with numba_start.passive_openmp():  # idle OpenMP threads sleep, as Numba's do
             lib = self.extension(f"numba.{LAYERS[name].replace('/', '.')}", LAYERS[name])
             ctypes.CFUNCTYPE(None, ctypes.c_int)(lib.launch_threads)(count)
-        finally:
-            if mine:
-                os.environ.pop("OMP_WAIT_POLICY", None)
         for symbol, attr in _LAYER_SYMBOLS.items():
             self.ll.add_symbol(symbol, getattr(lib, attr))
         set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int)(lib.set_num_threads)
@@ -177,6 +158,28 @@ class Runtime:
         self.layer = (name, lib)
         self.thread_controls = (ctypes.CFUNCTYPE(ctypes.c_int)(lib.get_num_threads),
                                 set_threads)
+
+
+def load_extension(name: str, package: str, relpath: str):
+    """The C extension module ``name`` from the file ``relpath.*`` in the installed
+    ``package``, loaded without importing that package (``sys.modules``' one if it is
+    imported already); CPython keeps one copy of an extension per file and name, so a
+    later import of the package shares it. :class:`Unavailable` if there is no file."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise Unavailable(f"{package} is not installed")
+    base = list(spec.submodule_search_locations)[0]
+    found = sorted(glob.glob(os.path.join(base, relpath + ".*.so")) + glob.glob(
+        os.path.join(base, relpath + ".*.pyd")))
+    if len(found) != 1:
+        raise Unavailable(f"the extension {name} was not found as one file")
+    loader = importlib.machinery.ExtensionFileLoader(name, found[0])
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(name, found[0], loader=loader))
+    loader.exec_module(module)
+    return module
 
 
 def _thread_count() -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 
@@ -101,8 +102,7 @@ def prewarm(blas: bool = False, native: bool = True) -> None:
 
 def start_threads() -> None:
     """Load Numba's threading layer for a program with parallel loops, with OpenMP's
-    idle threads told to sleep rather than spin (``OMP_WAIT_POLICY=PASSIVE``, unless the
-    user set it or ``GOMP_SPINCOUNT``; the variable is set only while the layer loads).
+    idle threads told to sleep rather than spin (:func:`passive_openmp`).
 
     GNU OpenMP's default lets each worker spin for a while after a parallel region.
     On a machine where another process keeps a core busy, the spinning workers and the
@@ -111,20 +111,27 @@ def start_threads() -> None:
     already loaded (by an earlier program, or libgomp by another library) keeps its
     settings.
     """
-    import os
+    import contextlib
 
     from numba.np.ufunc import parallel
 
     if getattr(parallel, "_is_initialized", False):
         return
-    import contextlib
+    with passive_openmp(), contextlib.suppress(Exception):  # Numba raises its own error
+        parallel._launch_threads()                          # when it compiles
+
+
+@contextlib.contextmanager
+def passive_openmp():
+    """``OMP_WAIT_POLICY=PASSIVE`` while a threading layer's library loads (OpenMP reads
+    it then), unless the user set it or ``GOMP_SPINCOUNT``; removed again after."""
+    import os
 
     mine = not ({"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ))
     if mine:
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
-        with contextlib.suppress(Exception):  # Numba raises its own error when compiling
-            parallel._launch_threads()
+        yield
     finally:
         if mine:
             os.environ.pop("OMP_WAIT_POLICY", None)
@@ -139,24 +146,8 @@ def load_blas() -> None:
     registers itself under its full name, so Numba's import of it finds it, and a later
     ``import scipy.linalg`` works as usual. Nothing happens if SciPy's layout differs.
     """
-    import sys
+    from graphc.runtime.cpu.native_runtime import load_extension
 
     name = "scipy.linalg.cython_blas"
-    if name in sys.modules:
-        return
-    import contextlib
-    import glob
-    import importlib.machinery
-    import importlib.util
-    import os
-
     with contextlib.suppress(Exception):  # Numba imports it itself on the first call
-        spec = importlib.util.find_spec("scipy")
-        base = list(spec.submodule_search_locations)[0]
-        found = glob.glob(os.path.join(base, "linalg", "cython_blas.*.so"))
-        if len(found) == 1:
-            loader = importlib.machinery.ExtensionFileLoader(name, found[0])
-            module = importlib.util.module_from_spec(
-                importlib.util.spec_from_file_location(name, found[0], loader=loader))
-            loader.exec_module(module)
-            sys.modules.setdefault(name, module)
+        sys.modules.setdefault(name, load_extension(name, "scipy", "linalg/cython_blas"))
