@@ -14,6 +14,7 @@ from graphc import config, errors
 from graphc.runtime import cache_files as files
 from graphc.runtime.cache import directory, path_for, version_tag
 from graphc.runtime.cache_files import CacheWarning
+from graphc.runtime.cpu.native import SUFFIXES
 
 
 def disk_usable() -> bool:
@@ -93,7 +94,7 @@ def numba_files(key: str) -> list[str]:
     return sorted(os.path.join("__pycache__", n) for n in names if n.startswith(f"g_{key}."))
 
 
-NATIVE_SUFFIXES = (".native.o", ".native.json")  # the program's machine code (cpu/native.py)
+NATIVE_SUFFIXES = SUFFIXES  # the program's machine code (cpu/native.py)
 
 
 def native_files(key: str) -> list[str]:
