@@ -23,7 +23,7 @@ from benchmarks.runner import (
     yes_no,
 )
 from benchmarks.workloads import np_power, power
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 DISPATCH_NS = 5_000  # a cached gc.function call: at most 5 µs on top of its graph
 
@@ -110,7 +110,7 @@ def run(settings) -> str:
                      *(fmt_time(t[k]) for k in frameworks)])
     notes = [
         "NumPy runs the same Python code on ndarrays; eager runs it on gc.Tensor",
-        "graph run = graphc.runtime.interpreter.run_graph(concrete.optimized_graph, arrays)",
+        "graph run = graphc.core.interpreter.run_graph(concrete.optimized_graph, arrays)",
         "dispatch = gc.function - graph run; ratio = gc.function / NumPy",
         *notes,
     ]

@@ -28,7 +28,7 @@ from benchmarks.runner import (
 )
 from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt, np_power, power
 from graphc.runtime.cpu import numba_cpu, parallel
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 
 def plus_one(x):
@@ -178,7 +178,7 @@ def _run(settings, only=None) -> str:
         "graphc.runtime.vmath (vectorized); loops of >= "
         f"{parallel.parallel_settings.min_size} elements run with prange on "
         f"{_threads()} threads",
-        "interpreter = graphc.runtime.interpreter.run_graph(optimized_graph, arrays)",
+        "interpreter = graphc.core.interpreter.run_graph(optimized_graph, arrays)",
         "compile = executor_for() in a fresh cache directory (codegen + Numba compile)",
         *(["JAX jit = jax.jit of the same workload (lax.while_loop for the loops), "
            "block_until_ready included; TensorFlow is not timed in this table"] if jax else []),

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 import graphc as gc
-from graphc.pictures import to_svg
+from graphc.ir.pictures import to_svg
 
 
 def unrolled(n: int):

@@ -5,7 +5,7 @@ Public API re-exports only; each name is defined in the module that owns it.
 
 from graphc import autograph, config, debugging, errors, math, random
 from graphc.config import functions_run_eagerly, run_functions_eagerly
-from graphc.device import device
+from graphc.core.device_scope import device
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
     complex64,
@@ -20,7 +20,7 @@ from graphc.dtypes import (
     uint8,
 )
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
-from graphc.ops.control import cond, switch_case, while_loop
+from graphc.ops.control.flow import cond, switch_case, while_loop
 from graphc.ops.creation import constant, convert_to_tensor
 from graphc.ops.creation import tf_range as range
 from graphc.ops.effects import print_ as print
@@ -42,8 +42,8 @@ from graphc.ops.reduce import (
 )
 from graphc.ops.reduce import tf_argmax as argmax
 from graphc.ops.shape import rank, shape, size
-from graphc.ops.tensor_array import TensorArray
-from graphc.runtime import cache
+from graphc.ops.tensor_array.array import TensorArray
+from graphc.runtime.cpu import cache
 from graphc.tf_api import (
     abs,
     add,
@@ -76,11 +76,11 @@ from graphc.tf_api import tf_ones as ones
 from graphc.tf_api import tf_reshape as reshape
 from graphc.tf_api import tf_transpose as transpose
 from graphc.tf_api import tf_zeros as zeros
-from graphc.tracer.function import Function, clear_caches, function
-from graphc.tracer.signature import TensorSpec
-from graphc.tracer.tensor import Tensor
-from graphc.tracer.tensor import install as _install
-from graphc.tracer.trace import executing_eagerly
+from graphc.functions.function import Function, clear_caches, function
+from graphc.functions.signature import TensorSpec
+from graphc.core.tensor import Tensor
+from graphc.core.tensor import install as _install
+from graphc.core.trace import executing_eagerly
 from graphc.transforms.batching import vectorized_map
 from graphc.transforms.custom_gradient import custom_gradient
 from graphc.transforms.graph_gradients import gradients

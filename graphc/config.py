@@ -148,7 +148,7 @@ def jit_mode() -> str:
 def list_devices() -> list[str]:
     """Short names of the devices graphc can place work on, e.g. ``["cpu:0", "cuda:0"]``
     (pass one to ``gc.device``)."""
-    from graphc.device import names
+    from graphc.core import device_names as names
 
     return names.short_names()
 
@@ -161,7 +161,7 @@ def list_physical_devices(device_type=None) -> list:
     >>> gc.config.list_physical_devices("CPU")
     [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
     """
-    from graphc.device import names
+    from graphc.core import device_names as names
 
     return [names.PhysicalDevice(f"/physical_device:{names.tf_index(d)}",
                                  names.device_type_of(d)) for d in _listed(device_type)]
@@ -171,14 +171,14 @@ def list_logical_devices(device_type=None) -> list:
     """TensorFlow's ``tf.config.list_logical_devices``: ``LogicalDevice(name=
     "/device:GPU:0", device_type="GPU")`` objects (pass one to ``gc.device``), only
     ``device_type``'s (``"CPU"``, ``"GPU"``; ``None``: all)."""
-    from graphc.device import names
+    from graphc.core import device_names as names
 
     return [names.LogicalDevice(f"/device:{names.tf_index(d)}", names.device_type_of(d))
             for d in _listed(device_type)]
 
 
 def _listed(device_type) -> list[str]:
-    from graphc.device import names
+    from graphc.core import device_names as names
 
     kinds = names.device_types(device_type)
     return [d for d in names.short_names() if d.partition(":")[0] in kinds]

@@ -140,7 +140,7 @@ def weak_dtype(value, strong: list) -> np.dtype:
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """``gnp.result_type``: NumPy 2's promotion of tensors, arrays, dtypes and scalars."""
-    from graphc.tracer.tensor import Tensor
+    from graphc.core.tensor import Tensor
 
     args = [a.dtype if isinstance(a, Tensor) else a for a in arrays_and_dtypes]
     return np.result_type(*args)

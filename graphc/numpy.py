@@ -76,8 +76,8 @@ from graphc.ops.reduce import (  # noqa: F401
     sum,
     var,
 )
-from graphc.ops.registry import bind as _bind
-from graphc.ops.registry import fast_binary, fast_unary
+from graphc.core.registry import bind as _bind
+from graphc.core.registry import fast_binary, fast_unary
 from graphc.ops.shape import (  # noqa: F401
     argsort,
     broadcast_to,
@@ -94,7 +94,7 @@ from graphc.ops.shape import (  # noqa: F401
     tile,
     transpose,
 )
-from graphc.tracer.tensor import Tensor as ndarray  # noqa: F401
+from graphc.core.tensor import Tensor as ndarray  # noqa: F401
 
 newaxis = None
 pi = _np.pi

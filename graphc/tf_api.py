@@ -13,9 +13,9 @@ from graphc.dtypes import as_dtype, tf_literal
 from graphc.ops import creation
 from graphc.ops import elementwise as ew
 from graphc.ops import shape as shape_ops
-from graphc.ops.registry import bind
-from graphc.tracer import weak
-from graphc.tracer.tensor import Tensor
+from graphc.core.registry import bind
+from graphc.core import weak
+from graphc.core.tensor import Tensor
 
 
 def _tf_args(*args):
@@ -55,7 +55,7 @@ def _list_as(value, dtype):
     to an int32 tensor is not ``[1]``, and ``[300]`` next to an int8 tensor is not ``[44]``.
     """
     from graphc.dtypes import numpy_literal
-    from graphc.tracer import source_info
+    from graphc import source_info
 
     arr = numpy_literal(value)
     fits = np.can_cast(arr.dtype, dtype, "same_kind")

@@ -25,9 +25,10 @@ import numpy as np
 
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.ops import state
-from graphc.tracer import source_info, trace
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor, _eager
+from graphc import source_info
+from graphc.core import trace
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor, _eager
 from graphc.transforms import tape as _tape
 
 

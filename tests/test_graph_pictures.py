@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.pictures import graphviz, to_svg
-from graphc.pictures.layout import layout
+from graphc.ir import graphviz
+from graphc.ir.pictures import to_svg
+from graphc.ir.layout import layout
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -101,7 +102,7 @@ def test_bend_points_are_bounded_and_long_edges_still_drawn(monkeypatch):
 
     g = chain.get_concrete_function(np.ones(2, np.float32)).graph
     full = layout(g)
-    monkeypatch.setattr("graphc.pictures.layout.BEND_BUDGET", 10)
+    monkeypatch.setattr("graphc.ir.layout.BEND_BUDGET", 10)
     cut = layout(g)
     dummies = [b for b in cut.boxes if b.kind == "dummy"]
     assert len(dummies) <= 10 < sum(b.kind == "dummy" for b in full.boxes)

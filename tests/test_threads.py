@@ -18,7 +18,7 @@ import pytest
 
 import graphc as gc
 from graphc.runtime.cpu import numba_cpu
-from graphc.tracer import trace
+from graphc.core import trace
 
 TIMEOUT = 10.0  # seconds a test waits for its threads (a deadlock fails, not hangs)
 

@@ -205,7 +205,7 @@ def test_autograph_warning_points_at_the_call():
 
 
 def test_jacobian_vectorization_warning_points_at_the_call(monkeypatch):
-    from graphc.ops import registry
+    from graphc.core import registry
 
     monkeypatch.setattr(registry.get("matmul"), "batch", None)  # force the per-row passes
     w = np.arange(6.0).reshape(3, 2)
@@ -224,7 +224,8 @@ def test_jacobian_vectorization_warning_points_at_the_call(monkeypatch):
 def test_cache_warning_points_at_the_call(tmp_path, monkeypatch):
     import os
 
-    from graphc.runtime import cache_entry, cache_files
+    from graphc.runtime.cpu import cache_entry
+    from graphc.runtime.cpu import cache_files
 
     base = tmp_path / "open"
     base.mkdir()

@@ -21,7 +21,7 @@ import weakref
 from graphc import errors
 from graphc.autograph import operators, origin, transformer
 from graphc.errors import AutographError
-from graphc.tracer import source_info
+from graphc import source_info
 
 _SKIP_PACKAGES = {"graphc", "numpy", "numba", "scipy", "networkx", "builtins", "pytest",
                   "_pytest", "pluggy"}

@@ -11,10 +11,12 @@ import operator
 
 import numpy as np
 
-from graphc.ops import control
-from graphc.ops.control_trace import Site, is_symbolic, scalar_bool, stage_branches
-from graphc.tracer import nest, source_info, trace
-from graphc.tracer.tensor import Tensor
+from graphc.ops.control import flow as control
+from graphc.ops.control.trace import Site, is_symbolic, scalar_bool, stage_branches
+from graphc import nest
+from graphc import source_info
+from graphc.core import trace
+from graphc.core.tensor import Tensor
 
 
 def here() -> str:

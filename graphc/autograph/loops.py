@@ -12,18 +12,19 @@ import numpy as np
 from graphc import errors
 from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
 from graphc.errors import AutographError
-from graphc.ops import control
-from graphc.ops.control_loop import stage_loop
-from graphc.ops.control_trace import (
+from graphc.ops.control import flow as control
+from graphc.ops.control.loop import stage_loop
+from graphc.ops.control.trace import (
     Later,
     Restage,
     Undefined,
     UndefinedReturnValue,
     is_symbolic,
 )
-from graphc.ops.tensor_array import unshaped_to_shaped
-from graphc.tracer import nest, trace
-from graphc.tracer.tensor import Tensor, _symbolic
+from graphc.ops.tensor_array.array import unshaped_to_shaped
+from graphc import nest
+from graphc.core import trace
+from graphc.core.tensor import Tensor, _symbolic
 
 UNROLL_WARNING_ITERATIONS = 100  # a Python loop unrolled into a graph beyond this warns
 _warned_unroll: set = set()

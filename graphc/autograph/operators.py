@@ -3,7 +3,7 @@
 Every operator dispatches on its condition's value, so converted code behaves exactly
 like the original on Python values (the as-if rule): a Python condition just runs
 ``body() if cond else orelse()`` or the Python loop. A *symbolic* tensor condition
-stages the statement as a graph ``cond`` or ``while_loop`` (``graphc.ops.control``).
+stages the statement as a graph ``cond`` or ``while_loop`` (``graphc.ops.control.flow``).
 Statements live in ``conditionals.py`` and ``loops.py``; calls, casts and asserts here.
 """
 
@@ -25,8 +25,8 @@ from graphc.autograph.conditionals import (
 )
 from graphc.autograph.loops import for_stmt, while_stmt
 from graphc.errors import AutographError
-from graphc.ops.control_trace import Undefined, UndefinedReturnValue, is_symbolic
-from graphc.ops.staged_lists import outer_construct
+from graphc.ops.control.trace import Undefined, UndefinedReturnValue, is_symbolic
+from graphc.ops.control.staged_lists import outer_construct
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
            "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu",

@@ -17,10 +17,10 @@ import numpy as np
 
 from graphc.dask.split import BlockSplitError, Split
 from graphc.dask.stages import Stages
-from graphc.tracer import nest
-from graphc.tracer.concrete import _TENSOR, _is_tensor_leaf
-from graphc.tracer.signature import TensorSpec, structure_key
-from graphc.tracer.tensor import Tensor
+from graphc import nest
+from graphc.functions.concrete import _TENSOR, _is_tensor_leaf
+from graphc.functions.signature import TensorSpec, structure_key
+from graphc.core.tensor import Tensor
 
 
 def is_dask_array(x) -> bool:
@@ -43,7 +43,7 @@ def map_blocks(fn, *args, **kwargs):
     >>> float(y.sum().compute())    # doctest: +SKIP
     2000000.0
     """
-    from graphc.tracer.function import Function, function
+    from graphc.functions.function import Function, function
 
     fn = fn if isinstance(fn, Function) else function(fn)
     out = dask_call(fn, fn._bind(args, kwargs))

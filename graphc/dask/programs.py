@@ -77,7 +77,7 @@ def _from_wire(text, arrays, compiled, single):
 
 def _executor(graph, compiled):
     if not compiled:
-        from graphc.runtime.interpreter import run_graph
+        from graphc.core.interpreter import run_graph
 
         return lambda arrays: run_graph(graph, arrays)
     from graphc.runtime.cpu import numba_cpu

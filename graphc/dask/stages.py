@@ -20,8 +20,8 @@ import numpy as np
 
 from graphc.dask.programs import GraphProgram
 from graphc.dask.split import slice_graph
-from graphc.ops import registry
-from graphc.tracer import ir
+from graphc.core import registry
+from graphc.ir import graph as ir
 
 
 def _identity(x, axis=None, keepdims=None, **_kw):

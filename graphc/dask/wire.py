@@ -15,10 +15,10 @@ import json
 import numpy as np
 
 from graphc.errors import SavedModelError
-from graphc.ops import registry
+from graphc.core import registry
 from graphc.saved_model import schema
 from graphc.saved_model.build import build_graph, check_calls
-from graphc.tracer.verify import VerificationError, verify
+from graphc.ir.verify import VerificationError, verify
 
 FORMAT = "graphc.dask.graph"
 

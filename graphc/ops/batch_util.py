@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.registry import bind
+from graphc.core.registry import bind
 
 
 def rank(x) -> int | None:

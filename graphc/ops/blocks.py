@@ -27,7 +27,7 @@ Nothing here imports Dask.
 
 from __future__ import annotations
 
-from graphc.ops.shapes import normalize_axes, normalize_axis
+from graphc.core.shapes import normalize_axes, normalize_axis
 
 
 class Elementwise:
@@ -62,7 +62,7 @@ class Reduction:
         return walk.reduce(node, places[0], tuple(sorted(axes)), self)
 
     def partial(self, x, center, axes, node, dtype):
-        from graphc.ops import registry
+        from graphc.core import registry
 
         op = registry.get(self._op) if self._op else node.op
         attrs = {k: v for k, v in node.attrs.items() if k in (op.attrs or {})
@@ -88,13 +88,13 @@ class Deviation(Reduction):
         self.root = root
 
     def partial(self, x, center, axes, node, dtype):
-        from graphc.ops.registry import bind, get
+        from graphc.core.registry import bind, get
 
         d = bind(get("absolute"), x.astype(dtype) - center)
         return bind(get("sum"), d * d, axis=axes, keepdims=True, dtype=None)
 
     def _finish(self, total, count, attrs, dtype):
-        from graphc.ops.registry import bind, get
+        from graphc.core.registry import bind, get
 
         out = total / max(count - attrs.get("ddof", 0), 0)
         return (bind(get("sqrt"), out) if self.root else out).astype(dtype)

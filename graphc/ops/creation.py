@@ -12,17 +12,18 @@ import operator
 
 import numpy as np
 
-from graphc.device import placement
-from graphc.device.scope import placing as _placing
+from graphc.functions import placement
+from graphc.core.device_scope import placing as _placing
 from graphc.dtypes import as_dtype, numpy_literal, tf_literal
 from graphc.errors import InvalidArgumentError
 from graphc.ops import shape_args
-from graphc.ops.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
+from graphc.core.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
 from graphc.ops.blocks import ELEMENTWISE
-from graphc.ops.registry import OpDef, bind, register
-from graphc.tracer import source_info, trace
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor, _eager, _symbolic
+from graphc.core.registry import OpDef, bind, register
+from graphc import source_info
+from graphc.core import trace
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor, _eager, _symbolic
 
 CONST = register(OpDef(
     name="const",
@@ -351,7 +352,7 @@ def copy(a) -> Tensor:
 # --------------------------------------------------------------------------- gradients
 # (the rule contract is in graphc/ops/elementwise.py's gradients section)
 def _declare_gradients():
-    from graphc.ops.registry import NOT_DIFFERENTIABLE
+    from graphc.core.registry import NOT_DIFFERENTIABLE
 
     # every element is the value: its cotangent is the result's, summed back to the
     # value's shape by the walk (shape operands are integers: no gradient)

@@ -18,11 +18,12 @@ import sys
 import numpy as np
 
 from graphc.errors import InvalidArgumentError
-from graphc.ops.attr_types import NEST, NONE, OPT_INT, OPT_STR, PYOBJ, STR, one_of
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.ops.shapes import broadcast_shapes
-from graphc.tracer import nest, source_info
-from graphc.tracer.tensor import Tensor
+from graphc.core.attr_types import NEST, NONE, OPT_INT, OPT_STR, PYOBJ, STR, one_of
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core.shapes import broadcast_shapes
+from graphc import nest
+from graphc import source_info
+from graphc.core.tensor import Tensor
 
 # --------------------------------------------------------------------------- templates
 # A template holds one item per printed value:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.attr_types import DTYPE, INT
-from graphc.ops.registry import ALL, NOT_DIFFERENTIABLE, OpDef, register
-from graphc.ops.shapes import broadcast_shapes
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import DTYPE, INT
+from graphc.core.registry import ALL, NOT_DIFFERENTIABLE, OpDef, register
+from graphc.core.shapes import broadcast_shapes
+from graphc.ir.graph import Aval
 
 
 def _ufunc_infer(ufunc):
@@ -197,7 +197,7 @@ STOP_GRADIENT = register(OpDef(
 # sums broadcast cotangents back to each argument's shape. ``_want(a)``: the argument
 # can take a gradient (else the rule skips computing it).
 def _want(a) -> bool:
-    from graphc.tracer.tensor import Tensor
+    from graphc.core.tensor import Tensor
 
     return isinstance(a, Tensor) and a.dtype.kind in "fc"
 
@@ -223,7 +223,7 @@ def _np():
 
 
 def _bind(op, *args):
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     return bind(op, *args)
 
@@ -321,7 +321,7 @@ def _elementwise_batch(op):
 
 
 def _bind_attrs(op, operands, attrs):
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     return bind(op, *operands, **attrs)
 

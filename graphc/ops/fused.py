@@ -20,10 +20,10 @@ fused and unfused results are bit-identical.
 
 from __future__ import annotations
 
-from graphc.ops.attr_types import GRAPH
+from graphc.core.attr_types import GRAPH
 from graphc.ops.blocks import ELEMENTWISE
-from graphc.ops.registry import OpDef, register
-from graphc.tracer.ir import Aval
+from graphc.core.registry import OpDef, register
+from graphc.ir.graph import Aval
 
 
 def _infer(*avals, subgraph):
@@ -41,7 +41,7 @@ def _infer(*avals, subgraph):
 
 
 def _ref(*arrays, subgraph):
-    from graphc.runtime.interpreter import run_graph
+    from graphc.core.interpreter import run_graph
 
     return run_graph(subgraph, list(arrays))
 
@@ -61,7 +61,7 @@ def _fused_grad(cts, args, outs, subgraph):
     when a user binds one: the subgraph's ops are applied again on a tape of their own
     and walked back with the cotangents (each op by its own rule)."""
     from graphc.ops.elementwise import _want
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
     from graphc.transforms.tape import GradientTape
 
     wrt = [a for a in args if _want(a)]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.attr_types import AXIS, INT
+from graphc.core.attr_types import AXIS, INT
 from graphc.ops.indexing import _check_int
-from graphc.ops.registry import OpDef, bind, register
-from graphc.ops.shapes import normalize_axis
-from graphc.tracer import source_info
-from graphc.tracer.ir import Aval
+from graphc.core.registry import OpDef, bind, register
+from graphc.core.shapes import normalize_axis
+from graphc import source_info
+from graphc.ir.graph import Aval
 
 
 def _gather_axes(p_ndim, i_ndim, axis, batch_dims):
@@ -223,7 +223,7 @@ def _scatter_grad(cts, args, outs):
 
 
 def _declare_gradients():
-    from graphc.ops.registry import NOT_DIFFERENTIABLE
+    from graphc.core.registry import NOT_DIFFERENTIABLE
     from graphc.ops.segment import selection
 
     GATHER.grad = selection(GATHER)

@@ -5,7 +5,7 @@ ops (reshape, expand_dims, squeeze, transpose, flip); declared in
 
 from __future__ import annotations
 
-from graphc.ops.registry import bind, get
+from graphc.core.registry import bind, get
 from graphc.ops.segment import positions, scatter_back, selection  # noqa: F401 - for shape.py
 
 

@@ -9,7 +9,7 @@ normalized first, so an out-of-range index still raises)."""
 from __future__ import annotations
 
 from graphc.ops import batch_util as bu
-from graphc.ops.registry import bind
+from graphc.core.registry import bind
 
 
 def _normalized(idx, n, mode):

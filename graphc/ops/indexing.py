@@ -24,13 +24,13 @@ import operator
 
 import numpy as np
 
-from graphc.ops.attr_types import AXIS, NEST, STR
+from graphc.core.attr_types import AXIS, NEST, STR
 from graphc.ops.blocks import BASIC_INDEX
-from graphc.ops.registry import OpDef, bind, register
-from graphc.ops.shapes import broadcast_shapes, normalize_axis, probe_infer
-from graphc.tracer import source_info
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor
+from graphc.core.registry import OpDef, bind, register
+from graphc.core.shapes import broadcast_shapes, normalize_axis, probe_infer
+from graphc import source_info
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor
 
 _NEWAXIS = ("newaxis",)
 _ELLIPSIS = ("ellipsis",)

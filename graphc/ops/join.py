@@ -9,13 +9,13 @@ import operator
 
 import numpy as np
 
-from graphc.ops.attr_types import AXIS, INT, INT_OR_INTS
-from graphc.ops.registry import ALL, OpDef, bind, register
+from graphc.core.attr_types import AXIS, INT, INT_OR_INTS
+from graphc.core.registry import ALL, OpDef, bind, register
 from graphc.ops.shape import _axes_error, _rank, expand_dims, reshape
 from graphc.ops.shape_args import pack
-from graphc.ops.shapes import broadcast_shapes, normalize_axis
+from graphc.core.shapes import broadcast_shapes, normalize_axis
 from graphc.tf_api import _tf_args
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 
 def _concat_infer(*xs, axis=0):

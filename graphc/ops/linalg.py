@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ops import blocks
-from graphc.ops.attr_types import INT, INT_OR_INTS, STR, one_of, tuple_of
-from graphc.ops.registry import ALL, OpDef, bind, register
-from graphc.ops.shapes import broadcast_shapes, probe_infer
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import INT, INT_OR_INTS, STR, one_of, tuple_of
+from graphc.core.registry import ALL, OpDef, bind, register
+from graphc.core.shapes import broadcast_shapes, probe_infer
+from graphc.ir.graph import Aval
 
 
 def _matmul_dtype(a, b):
@@ -171,7 +171,7 @@ def _einsum_infer(*avals, subscripts):
     for part in out.split("...") if "..." in out else [out]:
         shape.append([sizes[c] for c in part])
     if "..." in out:
-        from graphc.ops.shapes import broadcast_shapes as _bcast
+        from graphc.core.shapes import broadcast_shapes as _bcast
 
         shape.insert(1, list(_bcast(*ellipses)) if ellipses else [])
     return Aval(tuple(d for part in shape for d in part), dtype)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import string
 
 from graphc.ops import batch_util as bu
-from graphc.ops.registry import bind
+from graphc.core.registry import bind
 
 
 def _einsum(terms, out, args, dims):

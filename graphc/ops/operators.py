@@ -7,8 +7,8 @@ import numpy as np
 
 from graphc import numpy as _gnp
 from graphc.ops import elementwise as ew
-from graphc.ops.registry import fast_binary, fast_unary
-from graphc.tracer.tensor import _operand
+from graphc.core.registry import fast_binary, fast_unary
+from graphc.core.tensor import _operand
 
 
 def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up

@@ -16,12 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ops import shape_args
-from graphc.ops.attr_types import NONE, NUMBER, SHAPE, STR, one_of, tuple_of
-from graphc.ops.registry import OpDef, bind, get, register
-from graphc.ops.shapes import probe_infer
-from graphc.tracer import source_info
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor
+from graphc.core.attr_types import NONE, NUMBER, SHAPE, STR, one_of, tuple_of
+from graphc.core.registry import OpDef, bind, get, register
+from graphc.core.shapes import probe_infer
+from graphc import source_info
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor
 
 
 # ----------------------------------------------------------------------------- tile

@@ -28,11 +28,12 @@ import numpy as np
 
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
-from graphc.ops.attr_types import BOOL, DTYPES, PYOBJ, STR
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.tracer import source_info, trace
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor, _eager
+from graphc.core.attr_types import BOOL, DTYPES, PYOBJ, STR
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc import source_info
+from graphc.core import trace
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor, _eager
 from graphc.transforms import tape as _tape
 
 
@@ -246,7 +247,7 @@ def _call(op, kind, func, inp, Tout, name):
         where = source_info.user_location()
 
         def run_now(op, args, attrs):
-            from graphc.ops.registry import _operands
+            from graphc.core.registry import _operands
 
             arrays = _operands(op, list(args))
             return [_eager(a) for a in run(func, arrays, dtypes, single, kind, name, where)]

@@ -13,9 +13,9 @@ import operator
 import numpy as np
 
 from graphc.ops import shape_args
-from graphc.ops.attr_types import DTYPE, NUMBER, OPT_INT, SHAPE
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import DTYPE, NUMBER, OPT_INT, SHAPE
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.ir.graph import Aval
 
 
 class _RngState:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ops import blocks
-from graphc.ops.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.ops.shapes import normalize_axes, normalize_axis, probe_dtype
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core.shapes import normalize_axes, normalize_axis, probe_dtype
+from graphc.ir.graph import Aval
 
 
 def _reduced_shape(shape, axis, keepdims):

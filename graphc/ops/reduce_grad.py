@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from graphc.ops.shapes import normalize_axes
+from graphc.core.shapes import normalize_axes
 
 
 def _kept(g, x, axis, keepdims):

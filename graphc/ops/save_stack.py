@@ -45,9 +45,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.attr_types import DTYPE, INT, SHAPE
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import DTYPE, INT, SHAPE
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, register
+from graphc.ir.graph import Aval
 
 # Rows a stack's first growth allocates (later growths double). Tests lower it to 1 to
 # exercise many doublings on short loops.
@@ -120,9 +120,9 @@ def _push_grad(cts, args, outputs, *, initial):
     rest with that row zeroed, cut back to its own rows (a grown buffer's new rows were
     never its). Used by a second derivative through a loop: the outer gradient
     differentiates the saving loop (``control_grad``)."""
-    from graphc.ops import tensor_array_ops as ta
+    from graphc.ops.tensor_array import ops as ta
     from graphc.ops.creation import zeros_like
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     buffer, index, value = args
     ct = cts[0]
@@ -144,14 +144,14 @@ PUSH = register(OpDef(
 
 def empty_like_aval(aval):
     """A capacity-0 stack for values of ``aval``, bound in the current context."""
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     return bind(EMPTY, dtype=aval.dtype, element_shape=tuple(aval.shape))
 
 
 def push(buffer, index, value):
     """Bind a push with the current :data:`INITIAL_CAPACITY`."""
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     return bind(PUSH, buffer, index, value, initial=INITIAL_CAPACITY)
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.attr_types import INT
-from graphc.ops.registry import OpDef, bind, register
-from graphc.tracer.ir import Aval
+from graphc.core.attr_types import INT
+from graphc.core.registry import OpDef, bind, register
+from graphc.ir.graph import Aval
 
 POSITION = np.dtype(np.int64)
 

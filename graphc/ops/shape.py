@@ -10,13 +10,13 @@ import builtins
 import numpy as np
 
 from graphc.ops import shape_args
-from graphc.ops.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
+from graphc.core.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
 from graphc.ops.blocks import NEW_AXES, SHAPE_OF, TRANSPOSE
 from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.ops.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor
 
 
 def _same(x, **attrs):
@@ -258,7 +258,7 @@ def transpose(a, axes=None):
 def _axes_error(name, e):
     """A bad axis found by a wrapper (before any op runs), named like an op's error."""
     from graphc.errors import InvalidArgumentError
-    from graphc.tracer import source_info
+    from graphc import source_info
 
     kind = TypeError if isinstance(e, TypeError) else InvalidArgumentError
     return kind(f"{name}: {e}{source_info.where()}")

@@ -25,8 +25,9 @@ import weakref
 
 import numpy as np
 
-from graphc.tracer import source_info, trace
-from graphc.tracer.tensor import Tensor
+from graphc import source_info
+from graphc.core import trace
+from graphc.core.tensor import Tensor
 
 # Trace-time evaluation limits: values bigger than this, or computed through more ops
 # than this, are left to run time.
@@ -174,7 +175,7 @@ def shape_arg(shape, what: str):
             raise _bad(what, shape) from None
     if not dynamic:
         return tuple(template), None
-    from graphc.ops.registry import bind, get
+    from graphc.core.registry import bind, get
 
     parts = [as_int64(e) if isinstance(e, Tensor) and d is None else np.asarray(d, np.int64)
              for e, d in zip(entries, template)]
@@ -203,13 +204,13 @@ def as_int64(t):
     """``t`` as int64 (a cast node when it is another integer dtype)."""
     if t.dtype == np.int64:
         return t
-    from graphc.ops.registry import bind, get
+    from graphc.core.registry import bind, get
 
     return bind(get("cast"), t, dtype=np.dtype(np.int64))
 
 
 def _reshape1(t):
-    from graphc.ops.registry import bind, get
+    from graphc.core.registry import bind, get
 
     return bind(get("reshape"), t, shape=(1,), order="C")
 

@@ -10,8 +10,8 @@ does not cover (a shape read at run time, ``order="F"``, unknown ranks) returns
 from __future__ import annotations
 
 from graphc.ops import batch_util as bu
-from graphc.ops.registry import bind
-from graphc.ops.shapes import normalize_axis
+from graphc.core.registry import bind
+from graphc.core.shapes import normalize_axis
 
 
 def _front(args, dims):

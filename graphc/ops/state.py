@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.attr_types import DTYPE, SHAPE, STR, VARIABLE
-from graphc.ops.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc.tracer import trace
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import _symbolic
+from graphc.core.attr_types import DTYPE, SHAPE, STR, VARIABLE
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core import trace
+from graphc.ir.graph import Aval
+from graphc.core.tensor import _symbolic
 
 
 class _ResourceAval(Aval):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphc.tracer.ir import Graph
-from graphc.tracer.printer import format_node
+from graphc.ir.graph import Graph
+from graphc.ir.printer import format_node
 
 
 @dataclass

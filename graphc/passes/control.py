@@ -3,7 +3,7 @@
 Every pass treats a node with Graph-valued attrs generically (``graphs.map_subgraphs``);
 only folding a constant predicate and dropping dead outputs or carried values need to
 know which input is the predicate and how branch signatures line up with the node's.
-Layouts (see ``graphc/ops/control.py``):
+Layouts (see ``graphc/ops/control/flow.py``):
 
 * ``cond``: inputs ``(pred, *operands[, token])``; attrs ``true_fn`` / ``false_fn``, each
   taking the operands and returning the node's data outputs;
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphc.passes.graphs import has_token
-from graphc.tracer.ir import Graph
+from graphc.ir.graph import Graph
 
 
 @dataclass(frozen=True)

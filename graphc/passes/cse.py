@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import is_pure, map_subgraphs, replace_graph, with_inputs
-from graphc.tracer.ir import ConstArray, Graph
+from graphc.ir.graph import ConstArray, Graph
 
 
 def _attr_key(value):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.passes.context import PassContext, subgraph_items
-from graphc.tracer.ir import Aval, ConstArray, FrozenAttrs, Graph, Node, Value
+from graphc.ir.graph import Aval, ConstArray, FrozenAttrs, Graph, Node, Value
 
 FUSED_OP = "fused_elementwise"  # its body is already optimized: passes do not recurse into it
 
@@ -35,7 +35,7 @@ def const_array(node) -> np.ndarray | None:
 
 def make_const(array: np.ndarray, src=None) -> Node:
     """A new ``const`` node holding a private, contiguous copy of ``array``."""
-    from graphc.ops.registry import get
+    from graphc.core.registry import get
 
     array = np.array(array, copy=True, order="C")
     out = Value(Aval(array.shape, array.dtype))

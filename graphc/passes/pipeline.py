@@ -26,8 +26,8 @@ from graphc import config
 from graphc.passes import constant_fold, cse, fusion, prune, simplify
 from graphc.passes.context import Names, PassContext, PassReport
 from graphc.passes.graphs import count_ops
-from graphc.tracer.ir import Graph
-from graphc.tracer.verify import VerificationError, verify
+from graphc.ir.graph import Graph
+from graphc.ir.verify import VerificationError, verify
 
 # (report name, gc.config.optimizer option, pass function)
 PASSES = [

@@ -18,7 +18,7 @@ from __future__ import annotations
 from graphc.passes import control
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import map_subgraphs, replace_graph
-from graphc.tracer.ir import FrozenAttrs, Node
+from graphc.ir.graph import FrozenAttrs, Node
 
 
 def run(graph, ctx: PassContext):

@@ -10,7 +10,7 @@ after the traced ones.
 from __future__ import annotations
 
 from graphc.passes.context import PassReport
-from graphc.tracer.printer import format_graph
+from graphc.ir.printer import format_graph
 
 MAX_LINES = 20  # changes listed per pass before "... and N more"
 

@@ -21,8 +21,8 @@ from typing import Callable
 
 import numpy as np
 
-from graphc.ops.registry import get
-from graphc.ops.shapes import normalize_axes
+from graphc.core.registry import get
+from graphc.core.shapes import normalize_axes
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import make_node
 from graphc.passes.rewrite import rewrite

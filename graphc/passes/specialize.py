@@ -11,7 +11,7 @@ chains into one loop.
 
 from __future__ import annotations
 
-from graphc.tracer import ir
+from graphc.ir import graph as ir
 
 
 def specialize(graph, shapes):

@@ -14,10 +14,12 @@ import sys
 from graphc.errors import SavedModelError
 from graphc.ops.state import is_resource
 from graphc.saved_model import schema, structure
-from graphc.tracer import ir, nest, source_info
-from graphc.tracer.call_checks import check_matches, describe_spec
-from graphc.tracer.concrete import _TENSOR, ConcreteFunction
-from graphc.tracer.ir import FrozenAttrs
+from graphc.ir import graph as ir
+from graphc import nest
+from graphc import source_info
+from graphc.functions.call_checks import check_matches, describe_spec
+from graphc.functions.concrete import _TENSOR, ConcreteFunction
+from graphc.ir.graph import FrozenAttrs
 
 _GRAPH_KEYS = {"name", "inputs", "token_in", "nodes", "outputs", "token_out"}
 _NODE_KEYS = {"op", "inputs", "attrs", "outputs", "src"}
@@ -205,7 +207,7 @@ class LoadedFunction:
 
             if holds_dask_array(args, kwargs):
                 if self._over_blocks is None:
-                    from graphc.tracer.function import function
+                    from graphc.functions.function import function
 
                     self._over_blocks = function(self, autograph=False)
                 return map_blocks(self._over_blocks, *args, **kwargs)

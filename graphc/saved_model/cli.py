@@ -21,8 +21,8 @@ import numpy as np
 
 from graphc.errors import SavedModelError
 from graphc.saved_model.load import load
-from graphc.tracer import nest
-from graphc.tracer.signature import TensorSpec, shape_compatible
+from graphc import nest
+from graphc.functions.signature import TensorSpec, shape_compatible
 from graphc.variables import VariableSpec
 
 

@@ -17,7 +17,7 @@ from graphc.errors import SavedModelError
 from graphc.saved_model import schema
 from graphc.saved_model.load import MAX_JSON_BYTES, from_parts
 from graphc.saved_model.save import document, to_json
-from graphc.tracer.concrete import ConcreteFunction
+from graphc.functions.concrete import ConcreteFunction
 
 _KEY = re.compile(r"^[cv][A-Za-z0-9_]{0,63}$")
 

@@ -17,9 +17,9 @@ import numpy as np
 
 from graphc.errors import SavedModelError
 from graphc.saved_model import schema, structure
-from graphc.tracer import nest
-from graphc.tracer.concrete import _TENSOR, ConcreteFunction
-from graphc.tracer.function import Function
+from graphc import nest
+from graphc.functions.concrete import _TENSOR, ConcreteFunction
+from graphc.functions.function import Function
 from graphc.variables import Variable
 
 FILES = ("graph.json", "constants.npz", "variables.npz")

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.errors import SavedModelError
-from graphc.ops import attr_types
+from graphc.core import attr_types
 from graphc.ops.state import RESOURCE, VariableRef, is_resource
-from graphc.tracer.ir import TOKEN, Aval, ConstArray
+from graphc.ir.graph import TOKEN, Aval, ConstArray
 
 FORMAT = "graphc.saved_model"
 VERSION = (1, 0)  # (major, minor): a loader reads every minor <= its own of its major
@@ -71,7 +71,7 @@ def _itself(value, refs, where):
     return value
 
 
-# The attr table: one encoder per leaf kind of ``graphc.ops.attr_types`` (the kinds ops
+# The attr table: one encoder per leaf kind of ``graphc.core.attr_types`` (the kinds ops
 # declare their attrs with), keyed by the kind's name; tuples and lists hold leaves.
 ENCODERS = {
     "none": _itself, "bool": _itself, "int": _itself, "str": _itself,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from graphc.errors import SavedModelError
 from graphc.saved_model import schema
-from graphc.tracer.signature import TensorSpec
+from graphc.functions.signature import TensorSpec
 from graphc.variables import VariableSpec
 
 

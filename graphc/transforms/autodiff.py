@@ -25,9 +25,9 @@ import threading
 
 import numpy as np
 
-from graphc.ops.registry import NOT_DIFFERENTIABLE
-from graphc.tracer import nest
-from graphc.tracer.tensor import Tensor
+from graphc.core.registry import NOT_DIFFERENTIABLE
+from graphc import nest
+from graphc.core.tensor import Tensor
 from graphc.transforms.tape import unrecorded
 
 
@@ -61,7 +61,7 @@ def inner_reads() -> dict:
 
 
 def backward(tape, target, sources, output_gradients, unconnected):
-    from graphc.device.placement import scope_for
+    from graphc.functions.placement import scope_for
 
     saved, _reads.by_value = _reads.by_value, getattr(tape, "_inner_reads", {})
     try:
@@ -150,7 +150,7 @@ def unbroadcast(g, like):
     from graphc.numpy import reshape
     from graphc.numpy import sum as gsum
     from graphc.ops.elementwise import CAST
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     gshape, shape = g.shape, like.shape
     if gshape is not None and shape is not None and tuple(gshape) != tuple(shape):

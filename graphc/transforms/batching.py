@@ -19,13 +19,14 @@ traced program). One ``VectorizationWarning`` per call names them all;
 from __future__ import annotations
 
 from graphc import errors
-from graphc.device.placement import scope_for
+from graphc.functions.placement import scope_for
 from graphc.errors import VectorizationWarning
 from graphc.ops import batch_util as bu
-from graphc.ops.control_trace import enter, to_value
-from graphc.ops.registry import bind
-from graphc.tracer import nest, source_info
-from graphc.tracer.tensor import _symbolic
+from graphc.ops.control.trace import enter, to_value
+from graphc.core.registry import bind
+from graphc import nest
+from graphc import source_info
+from graphc.core.tensor import _symbolic
 from graphc.transforms.map_fn import leaves_of, map_fn
 
 __all__ = ["vectorized_map"]
@@ -107,7 +108,7 @@ class _Example:
 
 def _trace_example(fn, leaves, treedef):
     from graphc.autograph.api import converted
-    from graphc.tracer.ir import Aval
+    from graphc.ir.graph import Aval
 
     ctx = enter("vectorized_map")
     with ctx:
@@ -167,7 +168,7 @@ def _loop(node, args, dims, attrs, leaves, data_out) -> list:
         out = bind(op, *full, **attrs)
         return list(out) if op.multiple_results else [out]
 
-    from graphc.tracer.signature import TensorSpec
+    from graphc.functions.signature import TensorSpec
 
     signature = [TensorSpec(_known(o.aval.shape), o.aval.dtype) for o in data_out]
     return map_fn(one, over, fn_output_signature=signature)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import operator
 
-from graphc.tracer import source_info, trace
+from graphc import source_info
+from graphc.core import trace
 
 
 def chunked(run, leaves, size, chunk_size, outputs) -> list:
@@ -53,7 +54,7 @@ def _eager(run, leaves, n, k):
 
 def _traced(run, leaves, n, k, outputs):
     from graphc.ops.shape import reshape
-    from graphc.tracer.signature import TensorSpec
+    from graphc.functions.signature import TensorSpec
     from graphc.transforms.map_fn import map_fn
 
     full = n // k

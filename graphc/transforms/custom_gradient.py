@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import inspect
 
-from graphc.tracer import nest, trace
-from graphc.tracer.tensor import Tensor, _eager, _symbolic
+from graphc import nest
+from graphc.core import trace
+from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.transforms import tape as _tape
 
 

@@ -12,8 +12,9 @@ results' cotangents before the body's own ops could.
 
 from __future__ import annotations
 
-from graphc.tracer import nest, trace
-from graphc.tracer.tensor import Tensor, _symbolic
+from graphc import nest
+from graphc.core import trace
+from graphc.core.tensor import Tensor, _symbolic
 
 _NOTES = "_custom_gradient_records"   # TraceContext attribute: [(node position, record)]
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.registry import NOT_DIFFERENTIABLE
-from graphc.tracer import trace
-from graphc.tracer.tensor import Tensor, _symbolic
+from graphc.core.registry import NOT_DIFFERENTIABLE
+from graphc.core import trace
+from graphc.core.tensor import Tensor, _symbolic
 from graphc.transforms.autodiff import differentiable, inner_reads, unbroadcast
 
 

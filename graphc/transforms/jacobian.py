@@ -20,8 +20,9 @@ import numpy as np
 
 from graphc import errors
 from graphc.errors import VectorizationWarning
-from graphc.tracer import nest, source_info
-from graphc.tracer.tensor import Tensor
+from graphc import nest
+from graphc import source_info
+from graphc.core.tensor import Tensor
 
 
 def jacobian(tape, target, sources, unconnected_gradients="none"):

@@ -12,8 +12,10 @@ import numpy as np
 
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
-from graphc.tracer import nest, source_info, trace
-from graphc.tracer.tensor import Tensor
+from graphc import nest
+from graphc import source_info
+from graphc.core import trace
+from graphc.core.tensor import Tensor
 
 
 def _tensor(x):
@@ -27,7 +29,7 @@ def _tensor(x):
 def _spec_of(s):
     """``(dtype, shape or None)`` of a signature leaf: a TensorSpec, a dtype or a
     tensor-like (its dtype and shape)."""
-    from graphc.tracer.signature import TensorSpec
+    from graphc.functions.signature import TensorSpec
 
     if isinstance(s, TensorSpec):
         shape = None if s.shape is None else tuple(s.shape)
@@ -134,8 +136,8 @@ def _eager_loop(call, n, specs):
 
 
 def _traced_loop(call, n, specs):
-    from graphc.ops.control import while_loop
-    from graphc.ops.tensor_array import TensorArray
+    from graphc.ops.control.flow import while_loop
+    from graphc.ops.tensor_array.array import TensorArray
 
     if any(shape is None or None in shape for _, shape in specs):
         specs = _probe(call, specs)
@@ -152,7 +154,7 @@ def _traced_loop(call, n, specs):
 def _probe(call, specs):
     """The result shapes, from ``fn`` traced once on slice 0 in a throwaway context (a
     TensorArray loop variable needs its element shape before the loop)."""
-    from graphc.ops.control_trace import enter
+    from graphc.ops.control.trace import enter
 
     with enter("map_fn_probe"):
         values = call(np.asarray(0, np.int64))

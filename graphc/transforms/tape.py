@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import threading
 
-from graphc.tracer import nest, source_info, trace
-from graphc.tracer.tensor import Tensor
+from graphc import nest
+from graphc import source_info
+from graphc.core import trace
+from graphc.core.tensor import Tensor
 
 # Non-empty while any thread has a recording tape: ``bind`` tests its truth (as cheap as
 # the test of an empty list) before looking at the thread's own tapes.
@@ -152,8 +154,8 @@ class GradientTape:
     def _record_staged(self, op, inputs, outputs, attrs) -> None:
         """Record a node staged without ``bind`` (a control-flow node): its operands are
         graph values, each matched to the tensor this tape knows for it."""
-        from graphc.tracer.ir import Node
-        from graphc.tracer.tensor import _symbolic
+        from graphc.ir.graph import Node
+        from graphc.core.tensor import _symbolic
         from graphc.transforms.graph_vjp import variables_read
 
         known = self._by_value
@@ -278,6 +280,6 @@ def on_variable_read(variable, tensor) -> None:
 def stop_gradient(x):
     """``x`` with no gradient flowing back through it (``tf.stop_gradient``)."""
     from graphc.ops.elementwise import STOP_GRADIENT
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
 
     return bind(STOP_GRADIENT, x)

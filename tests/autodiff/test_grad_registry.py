@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.ops.registry import NOT_DIFFERENTIABLE, all_ops, bind
-from graphc.tracer.trace import freeze
+from graphc.core.registry import NOT_DIFFERENTIABLE, all_ops, bind
+from graphc.core.trace import freeze
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from test_registry import SAMPLES, _getitem, mixed, pos, s  # noqa: E402
@@ -32,9 +32,9 @@ F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 # Ops whose gradient rules other tests check (control flow and Python callbacks carry
 # subgraphs or user functions).
 RULES_TESTED_ELSEWHERE = {
-    "cond": "control-flow gradients (graphc/ops/control_grad.py)",
-    "switch_case": "control-flow gradients (graphc/ops/control_grad.py)",
-    "while_loop": "control-flow gradients (graphc/ops/control_grad.py)",
+    "cond": "control-flow gradients (graphc/ops/control/grad.py)",
+    "switch_case": "control-flow gradients (graphc/ops/control/grad.py)",
+    "while_loop": "control-flow gradients (graphc/ops/control/grad.py)",
     "py_function": "tests/state/test_pyfunc.py (py_function's gradient)",
 }
 

@@ -13,7 +13,7 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.ops import registry
+from graphc.core import registry
 from graphc.transforms import jacobian as jac_mod
 
 A = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]])

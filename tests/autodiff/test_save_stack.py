@@ -16,7 +16,7 @@ import graphc as gc
 import graphc.numpy as gnp
 from graphc.ops import save_stack
 from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 
 def program(y, w, n):

@@ -11,7 +11,7 @@ import graphc.numpy as gnp
 from graphc.autograph import AutographWarning, to_graph
 from graphc.autograph import loops as ag_loops
 from graphc.errors import AutographError, InvalidArgumentError, SymbolicTensorError
-from graphc.ops import control
+from graphc.ops.control import flow as control
 
 FILE = __file__
 

@@ -9,7 +9,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.runtime import cuda
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 
 def digits(n):

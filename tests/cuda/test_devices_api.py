@@ -12,7 +12,8 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.device import names, scope
+from graphc.core import device_names as names
+from graphc.core import device_scope as scope
 from graphc.errors import DeviceError
 
 CPU_SPELLINGS = ["cpu:0", "CPU:0", "cpu", "/cpu:0", "/CPU:0", "/device:CPU:0",

@@ -9,9 +9,9 @@ import graphc as gc
 from graphc.errors import InvalidArgumentError
 from graphc.ops import gather as gx
 from graphc.ops import indexing as ix
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import _symbolic
-from graphc.tracer.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.core.tensor import _symbolic
+from graphc.core.trace import TraceContext
 
 X = np.arange(24).reshape(2, 3, 4)
 M1 = np.array([True, False, True])          # masks axis 1 (count 2)

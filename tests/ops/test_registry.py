@@ -25,11 +25,11 @@ import pytest
 
 import graphc  # noqa: F401  (loads every op module, so the registry is complete)
 from graphc.ops import indexing
-from graphc.ops.registry import all_ops, bind
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Aval
-from graphc.tracer.tensor import Tensor, _symbolic
-from graphc.tracer.trace import TraceContext, freeze
+from graphc.core.registry import all_ops, bind
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Aval
+from graphc.core.tensor import Tensor, _symbolic
+from graphc.core.trace import TraceContext, freeze
 
 F32, F64, I32, I64 = (np.dtype(n) for n in ("float32", "float64", "int32", "int64"))
 I8, BOOL = np.dtype("int8"), np.dtype("bool")
@@ -409,7 +409,7 @@ def _softplus_equiv(x):
 
 def _fused_body(dtype, shape):
     """A fused_elementwise subgraph: (x*y, -(x*y) + x)."""
-    from graphc.ops.registry import get
+    from graphc.core.registry import get
 
     with TraceContext("fused") as c:
         x, y = c.new_input(Aval(shape, dtype)), c.new_input(Aval((), dtype))

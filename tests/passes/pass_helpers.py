@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 import graphc  # noqa: F401  (registers every op)
-from graphc.ops.registry import OpDef, get
+from graphc.core.registry import OpDef, get
 from graphc.passes.context import Names, PassContext, PassReport
 from graphc.passes.pipeline import PASSES
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Aval, ConstArray
-from graphc.tracer.printer import format_graph
-from graphc.tracer.trace import TraceContext, freeze
-from graphc.tracer.verify import verify
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Aval, ConstArray
+from graphc.ir.printer import format_graph
+from graphc.core.trace import TraceContext, freeze
+from graphc.ir.verify import verify
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 I32, I64 = np.dtype(np.int32), np.dtype(np.int64)
@@ -76,7 +76,7 @@ def cond_ref(pred, *xs, true_fn, false_fn):
     return run_graph(true_fn if pred else false_fn, list(xs))
 
 
-# A stand-in with the layout of graphc/ops/control.py's ``cond`` (pred, *operands), not
+# A stand-in with the layout of graphc/ops/control/flow.py's ``cond`` (pred, *operands), not
 # registered: the passes match control flow by op name.
 COND = OpDef("cond", infer=cond_infer, ref=cond_ref, multiple_results=True)
 

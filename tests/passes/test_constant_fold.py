@@ -17,7 +17,7 @@ from pass_helpers import (
 
 from graphc.passes.constant_fold import FOLD_MAX_BYTES
 from graphc.passes.graphs import inline_graph
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 X4 = Aval((4,), F32)
 

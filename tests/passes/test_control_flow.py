@@ -1,13 +1,13 @@
-"""The passes on the real control-flow ops (graphc/ops/control.py) traced by gc.function."""
+"""The passes on the real control-flow ops (graphc/ops/control/flow.py) traced by gc.function."""
 
 import numpy as np
 from pass_helpers import assert_same_results
 
 import graphc as gc
-from graphc.ops import control
+from graphc.ops.control import flow as control
 from graphc.ops.effects import print_
 from graphc.passes import optimize
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 X = np.arange(4, dtype=np.float32)
 

@@ -16,7 +16,7 @@ from pass_helpers import (
 )
 
 from graphc.passes.cse import node_key
-from graphc.tracer.ir import FrozenAttrs, Node
+from graphc.ir.graph import FrozenAttrs, Node
 
 X = Aval((3,), F32)
 

@@ -9,9 +9,9 @@ from graphc.passes import explain_text, format_report, optimize, pipeline
 from graphc.passes.context import Names, PassContext, PassReport
 from graphc.passes.graphs import make_node
 from graphc.passes.rewrite import MAX_SWEEPS, rewrite
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Graph
-from graphc.tracer.verify import VerificationError
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Graph
+from graphc.ir.verify import VerificationError
 
 X = Aval((4,), F32)
 
@@ -126,7 +126,7 @@ def test_optimizing_twice_changes_nothing():
 
 
 def test_report_names_are_the_printers():
-    from graphc.tracer.printer import Namer
+    from graphc.ir.printer import Namer
 
     def body(c, x):
         kw = dict(shape=(4,), dtype=F32, low=0.0, high=1.0, seed=None)

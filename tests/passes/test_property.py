@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 from pass_helpers import F32, F64, I32, Aval, assert_same_results, emit
 
 from graphc.passes import optimize
-from graphc.tracer.trace import TraceContext
-from graphc.tracer.verify import verify
+from graphc.core.trace import TraceContext
+from graphc.ir.verify import verify
 
 DTYPES = [F32, F64, I32]
 SHAPES = [(), (3,), (2, 3)]

@@ -18,7 +18,7 @@ from pass_helpers import (
 import graphc as gc
 from graphc.errors import InvalidArgumentError
 from graphc.passes import optimize
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 X = Aval((3,), F32)
 

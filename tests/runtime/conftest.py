@@ -54,8 +54,8 @@ import json, os, sys, warnings
 import numpy as np
 from graphc.ops import registry
 from graphc.runtime.cpu import numba_cpu
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext
 
 caught = []
 warnings.showwarning = lambda m, c, *a, **k: caught.append(f"{c.__name__}: {m}")

@@ -14,11 +14,12 @@ import pytest
 
 import graphc as gc
 from graphc.errors import FallbackWarning
-from graphc.ops import registry
-from graphc.runtime import cache, compile_queue
+from graphc.core import registry
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu import compile_queue
 from graphc.runtime.cpu import numba_cpu
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext
 
 F32 = np.dtype(np.float32)
 

@@ -11,7 +11,8 @@ import stat
 
 import pytest
 
-from graphc.runtime import cache_entry, cache_files
+from graphc.runtime.cpu import cache_entry
+from graphc.runtime.cpu import cache_files
 
 
 def _modes(root):

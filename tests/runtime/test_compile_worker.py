@@ -1,4 +1,4 @@
-"""Lazy compiles in a worker process (graphc/runtime/compile_worker.py): the worker writes
+"""Lazy compiles in a worker process (graphc/runtime/cpu/compile_worker.py): the worker writes
 the program into the disk cache, the caller loads it from there; a script's second run
 finds it on disk and runs compiled from its first call; a worker that cannot help
 leaves the compile to the caller's thread."""
@@ -14,12 +14,13 @@ import time
 import numpy as np
 import pytest
 
-from graphc.ops import registry
-from graphc.runtime import cache, compile_worker
+from graphc.core import registry
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu import compile_worker
 from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext
 
 F32 = np.dtype(np.float32)
 

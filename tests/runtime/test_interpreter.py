@@ -1,4 +1,4 @@
-"""Tests for the reference interpreter (graphc.runtime.interpreter)."""
+"""Tests for the reference interpreter (graphc.core.interpreter)."""
 
 import gc
 import weakref
@@ -8,11 +8,11 @@ import pytest
 
 from graphc.errors import InvalidArgumentError
 from graphc.ops import elementwise as ew
-from graphc.ops.registry import OpDef
-from graphc.runtime import interpreter
-from graphc.runtime.interpreter import get_plan, run_graph
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext, freeze
+from graphc.core.registry import OpDef
+from graphc.core import interpreter
+from graphc.core.interpreter import get_plan, run_graph
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext, freeze
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)

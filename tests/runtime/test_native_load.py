@@ -220,7 +220,7 @@ def test_a_lazy_compile_never_imports_numba_in_the_caller(tmp_path):
 def test_a_description_that_does_not_load_falls_back_to_numba(tmp_path, cache_program):
     """Machine code whose description this graphc does not read (another format) is
     not linked: the program loads through Numba, with the same results."""
-    from graphc.runtime import cache_files
+    from graphc.runtime.cpu import cache_files
 
     run, check, record = cache_program
     report = run(tmp_path)

@@ -16,7 +16,7 @@ import pytest
 from test_numba_backend import build, check, compare
 
 from graphc.errors import InvalidArgumentError
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
     np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_))

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from graphc.errors import InvalidArgumentError
-from graphc.ops import registry
+from graphc.core import registry
 from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext, freeze
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext, freeze
 
 F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
     np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_))

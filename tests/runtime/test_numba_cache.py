@@ -1,4 +1,4 @@
-"""The compiled-program cache (graphc.runtime.cache): disk hits in a new process,
+"""The compiled-program cache (graphc.runtime.cpu.cache): disk hits in a new process,
 recovery from corrupted entries, concurrent writers, info/clear.
 
 Each test runs the tiny program of conftest.py in fresh interpreters (Numba's disk cache
@@ -14,7 +14,8 @@ import textwrap
 
 import pytest
 
-from graphc.runtime import cache, cache_entry
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu import cache_entry
 
 
 def program_files(cache_dir):

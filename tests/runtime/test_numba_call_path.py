@@ -13,8 +13,8 @@ import graphc as gc
 import graphc.numpy as gnp
 from benchmarks.workloads import collatz_steps as collatz  # the benchmark's workload
 from graphc.errors import InvalidIndexError
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.tensor import Tensor
+from graphc.core.interpreter import run_graph
+from graphc.core.tensor import Tensor
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

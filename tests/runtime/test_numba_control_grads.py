@@ -15,7 +15,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autodiff"))
 from test_control_flow_grads import (  # noqa: E402

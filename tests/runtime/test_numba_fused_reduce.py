@@ -8,7 +8,7 @@ import pytest
 
 import graphc as gc
 from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

@@ -17,7 +17,7 @@ from test_numba_backend import F32, F64, I32, I64, U8, B, build, compare
 
 from graphc.errors import InvalidArgumentError, InvalidIndexError
 from graphc.runtime.cpu import numba_cpu, runners
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 RNG = np.random.default_rng(7)
 FULL = ("slice", None, None, None)

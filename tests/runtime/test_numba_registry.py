@@ -1,6 +1,6 @@
 """Every registry op compiled by the Numba backend and compared with the interpreter.
 
-For every op in ``graphc.ops.registry.all_ops()`` (minus the ops tests/ops/test_registry.py
+For every op in ``graphc.core.registry.all_ops()`` (minus the ops tests/ops/test_registry.py
 does not walk, ``COVERED_ELSEWHERE``, and the stateful ones), the *first* sample of that
 file's ``SAMPLES`` is bound on symbolic inputs:
 
@@ -24,14 +24,14 @@ import numpy as np
 import pytest
 from test_numba_backend import ULP_TOL, compare
 
-from graphc.ops.registry import all_ops, bind
+from graphc.core.registry import all_ops, bind
 from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.cpu.codegen import generate
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Aval
-from graphc.tracer.printer import node_signature
-from graphc.tracer.tensor import _symbolic
-from graphc.tracer.trace import TraceContext
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Aval
+from graphc.ir.printer import node_signature
+from graphc.core.tensor import _symbolic
+from graphc.core.trace import TraceContext
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.tracer import nest
+from graphc import nest
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

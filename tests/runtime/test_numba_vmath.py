@@ -16,10 +16,10 @@ import re
 import numpy as np
 import pytest
 
-from graphc.ops import registry
+from graphc.core import registry
 from graphc.runtime.cpu import numba_cpu
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 N = 300_000  # per sweep; each dtype and function gets ~4 N values

@@ -24,9 +24,9 @@ import sys
 import numpy as np
 
 import graphc as gc
-from graphc.tracer import nest
-from graphc.tracer.concrete import ConcreteFunction
-from graphc.tracer.tensor import Tensor
+from graphc import nest
+from graphc.functions.concrete import ConcreteFunction
+from graphc.core.tensor import Tensor
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -118,8 +118,8 @@ import json, os, sys
 import numpy as np
 import graphc as gc
 from graphc.runtime.cpu import numba_cpu
-from graphc.tracer import nest
-from graphc.tracer.concrete import _split_call  # parameter order -> (args, kwargs)
+from graphc import nest
+from graphc.functions.concrete import _split_call  # parameter order -> (args, kwargs)
 
 numba_cpu.settings.mode = "off"  # the interpreter: what is compared is the graph
 root, names = sys.argv[1], sys.argv[2:]

@@ -7,7 +7,7 @@ import pytest
 from corpus import CORPUS, traced  # noqa: E402  (tests/saved_model is on sys.path)
 
 import graphc as gc
-from graphc.tracer import nest
+from graphc import nest
 
 X = np.array([[0.1, 0.2, -0.3], [1.0, 0.5, 0.25]], np.float32)
 W0 = np.array([0.5, -1.0, 2.0], np.float32)

@@ -5,9 +5,9 @@ import pytest
 
 import graphc as gc
 from graphc.errors import InvalidArgumentError
-from graphc.tracer.verify import verify
+from graphc.ir.verify import verify
 
-control = pytest.importorskip("graphc.ops.control")
+control = pytest.importorskip("graphc.ops.control.flow")
 
 
 def test_cond_branches_read_and_write_variables(capsys):

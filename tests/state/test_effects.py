@@ -6,9 +6,9 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.ops import effects, pyfunc, state
-from graphc.ops.registry import all_ops
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.verify import verify
+from graphc.core.registry import all_ops
+from graphc.core.interpreter import run_graph
+from graphc.ir.verify import verify
 
 STATEFUL = {"read_variable", "assign_variable", "print", "assert", "numpy_function",
             "py_function", "random_uniform", "random_normal"}

@@ -9,7 +9,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.errors import InvalidArgumentError
-from graphc.tracer.verify import verify
+from graphc.ir.verify import verify
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.ops.state import RESOURCE
-from graphc.tracer.verify import verify
+from graphc.ir.verify import verify
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Tests for GraphDef / networkx / DOT export (graphc.tracer.export)."""
+"""Tests for GraphDef / networkx / DOT export (graphc.ir.export)."""
 
 import json
 
@@ -6,10 +6,10 @@ import networkx as nx
 import numpy as np
 
 from graphc.ops import elementwise as ew
-from graphc.ops.registry import OpDef
-from graphc.tracer.export import as_graph_def, to_dot, to_networkx
-from graphc.tracer.ir import Aval
-from graphc.tracer.trace import TraceContext, freeze
+from graphc.core.registry import OpDef
+from graphc.ir.export import as_graph_def, to_dot, to_networkx
+from graphc.ir.graph import Aval
+from graphc.core.trace import TraceContext, freeze
 
 F32 = np.dtype(np.float32)
 

@@ -473,7 +473,7 @@ def test_returning_python_values_and_constants():
 
 
 def test_lru_limit_and_clear_caches(monkeypatch):
-    from graphc.tracer import function as function_module
+    from graphc.functions import function as function_module
 
     monkeypatch.setattr(function_module, "MAX_CONCRETE_FUNCTIONS", 3)
 

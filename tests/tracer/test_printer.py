@@ -1,12 +1,12 @@
-"""Golden tests for the graph text form (graphc.tracer.printer)."""
+"""Golden tests for the graph text form (graphc.ir.printer)."""
 
 import numpy as np
 
 from graphc.ops import elementwise as ew
-from graphc.ops.registry import OpDef
-from graphc.tracer.ir import Aval, ConstArray
-from graphc.tracer.printer import format_graph, node_signature
-from graphc.tracer.trace import TraceContext, freeze
+from graphc.core.registry import OpDef
+from graphc.ir.graph import Aval, ConstArray
+from graphc.ir.printer import format_graph, node_signature
+from graphc.core.trace import TraceContext, freeze
 
 F32 = np.dtype(np.float32)
 

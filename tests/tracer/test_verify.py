@@ -1,13 +1,13 @@
-"""Tests for the IR verifier (graphc.tracer.verify)."""
+"""Tests for the IR verifier (graphc.ir.verify)."""
 
 import numpy as np
 import pytest
 
 from graphc.ops import elementwise as ew
-from graphc.ops.registry import OpDef
-from graphc.tracer.ir import Aval, FrozenAttrs, Graph, Node, Value
-from graphc.tracer.trace import TraceContext, freeze
-from graphc.tracer.verify import VerificationError, verify
+from graphc.core.registry import OpDef
+from graphc.ir.graph import Aval, FrozenAttrs, Graph, Node, Value
+from graphc.core.trace import TraceContext, freeze
+from graphc.ir.verify import VerificationError, verify
 
 F32 = np.dtype(np.float32)
 

@@ -284,7 +284,7 @@ def test_effects_in_a_per_example_branch_still_run_once_per_example():
 
 
 def test_the_per_example_cond_rule_refuses_branch_effects():
-    from graphc.ops.control import COND
+    from graphc.ops.control.flow import COND
 
     def fn(x):
         if gnp.sum(x) > 0:

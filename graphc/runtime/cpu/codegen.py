@@ -43,8 +43,8 @@ from graphc.runtime.cpu import (
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.cpu.kernels_state import STATE_OPS, TOKEN_NAME, VARIABLE_ARGUMENT
 from graphc.runtime.cpu.loops import Loops
-from graphc.tracer.ir import TOKEN, Aval, ConstArray, Graph
-from graphc.tracer.printer import Namer, format_graph, node_signature
+from graphc.ir.graph import TOKEN, Aval, ConstArray, Graph
+from graphc.ir.printer import Namer, format_graph, node_signature
 
 FN_NAME = "program"
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from graphc import errors
 from graphc.runtime.cpu.kernels_state import STATE_OPS, VARIABLE_ARGUMENT
-from graphc.tracer import source_info
-from graphc.tracer.printer import node_signature
+from graphc import source_info
+from graphc.ir.printer import node_signature
 
 # why a variable op is in Python when another effect is (codegen, kernels_state)
 _KEPT_IN_ORDER = ("stateful op", "variables run in Python when another effect")

@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from graphc.ops.shapes import normalize_axes, normalize_axis
+from graphc.core.shapes import normalize_axes, normalize_axis
 from graphc.runtime.cpu import kernels_reduce
 from graphc.runtime.cpu.kernels import (
     Unsupported,
@@ -39,7 +39,7 @@ from graphc.runtime.cpu.kernels import (
 )
 from graphc.runtime.cpu.kernels_reduce import _split_axis
 from graphc.runtime.cpu.kernels_shape import operand_dims
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 CONST_LIMIT = 1 << 22  # elements: larger static ranges are not kept as constants
 

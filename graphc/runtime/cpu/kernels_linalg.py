@@ -39,7 +39,7 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
 )
 from graphc.runtime.cpu.kernels_array import _finish, _sum
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 
 def _prod(dims) -> str:

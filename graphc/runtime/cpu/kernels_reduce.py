@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.shapes import normalize_axes
+from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
@@ -27,7 +27,7 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
     to_array,
 )
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 # How rows combine in the rows form: ``acc`` is the running row, ``v`` the next element.
 # No cast of the result: storing into the accumulator array casts (and wraps ints), and

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops.shapes import normalize_axes
+from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,

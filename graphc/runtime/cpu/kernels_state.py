@@ -22,9 +22,9 @@ variable ops stay in Python too, so all effects keep their program order
 
 from __future__ import annotations
 
-from graphc.ops.registry import get as get_op
+from graphc.core.registry import get as get_op
 from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 TOKEN_NAME = "_token"  # the Val name of every effect token (tokens carry no data)
 STATE_OPS = frozenset({"variable", "read_variable", "assign_variable"})

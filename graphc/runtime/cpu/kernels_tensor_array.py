@@ -1,4 +1,4 @@
-"""Numba emitters for the TensorArray ops (``graphc/ops/tensor_array_ops.py``).
+"""Numba emitters for the TensorArray ops (``graphc/ops/tensor_array/ops.py``).
 
 Each writes the same steps as the op's NumPy ``ref``: a write copies the buffer into a new
 one (grown by doubling when a dynamic array needs room), checks every index, and writes

@@ -30,7 +30,7 @@ import types
 
 import numpy as np
 
-from graphc.runtime import cache_files as files
+from graphc.runtime.cpu import cache_files as files
 
 FORMAT = 2
 SUFFIXES = (".native.o", ".native.json")

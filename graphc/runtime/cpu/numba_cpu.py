@@ -31,12 +31,15 @@ import numpy as np
 
 from graphc import config
 from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
-from graphc.runtime import cache, cache_entry, compile_queue, compile_worker
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu import cache_entry
+from graphc.runtime.cpu import compile_queue
+from graphc.runtime.cpu import compile_worker
 from graphc.runtime.cpu import codegen, compile_log, fallback, numba_start
 from graphc.runtime.cpu.native import NativeProgram
 from graphc.runtime.cpu.programs import compile_source, origin  # noqa: F401 (the worker's)
 from graphc.runtime.cpu.runners import runner
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 
 class Settings:

@@ -11,7 +11,9 @@ import os
 
 import numpy as np
 
-from graphc.runtime import cache, cache_entry, cache_files
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu import cache_entry
+from graphc.runtime.cpu import cache_files
 from graphc.runtime.cpu import codegen, native, native_build, numba_start
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.runtime.cpu import codegen, threads
-from graphc.runtime.interpreter import run_graph
+from graphc.core.interpreter import run_graph
 
 
 def runner(dispatcher, program, graph):

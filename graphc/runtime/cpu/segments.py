@@ -24,9 +24,9 @@ only Python nodes take them, and they run in order.
 
 from __future__ import annotations
 
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.ir import Graph
-from graphc.tracer.printer import node_signature
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Graph
+from graphc.ir.printer import node_signature
 
 
 class SegmentedExecutor:

@@ -33,8 +33,8 @@ import numpy as np
 
 from graphc.runtime.cuda import whole_host
 from graphc.runtime.scalar_templates import SUPPORTED_DTYPES, Unsupported, literal
-from graphc.tracer.ir import ConstArray, Graph
-from graphc.tracer.printer import Namer, format_graph, node_signature
+from graphc.ir.graph import ConstArray, Graph
+from graphc.ir.printer import Namer, format_graph, node_signature
 
 FN_NAME = "program"
 EMITTERS: dict = {}

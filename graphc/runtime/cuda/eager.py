@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from graphc.tracer.trace import freeze
+from graphc.core.trace import freeze
 
 _cache: dict = {}
 _lock = threading.Lock()
@@ -41,11 +41,11 @@ def run_op(opdef, attrs, arrays):
 
 
 def _executor(opdef, attrs, arrays, index):
-    from graphc.ops.registry import bind
+    from graphc.core.registry import bind
     from graphc.runtime.cuda.executor import Executor
-    from graphc.tracer.ir import Aval
-    from graphc.tracer.tensor import _symbolic
-    from graphc.tracer.trace import TraceContext
+    from graphc.ir.graph import Aval
+    from graphc.core.tensor import _symbolic
+    from graphc.core.trace import TraceContext
 
     with TraceContext(f"eager_{opdef.name}") as ctx:
         syms = [_symbolic(ctx.new_input(Aval(tuple(a.shape), a.dtype))) for a in arrays]

@@ -21,9 +21,9 @@ import numpy as np
 
 from graphc.runtime.cpu import fallback
 from graphc.runtime.cuda import codegen, devmath, target
-from graphc.runtime.interpreter import run_graph
-from graphc.tracer.printer import node_signature
-from graphc.tracer.signature import shape_compatible
+from graphc.core.interpreter import run_graph
+from graphc.ir.printer import node_signature
+from graphc.functions.signature import shape_compatible
 
 _modules: dict = {}
 _modules_lock = threading.Lock()
@@ -272,7 +272,7 @@ def _run_on_host(graph, node, args) -> list:
     try:
         result = node.op.ref(*arrays, **(node.attrs or {}))
     except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
-        from graphc.ops.registry import kernel_error
+        from graphc.core.registry import kernel_error
 
         where = f" (while executing {node_signature(graph, node)}"
         where += f", traced at {node.src})" if node.src else ")"

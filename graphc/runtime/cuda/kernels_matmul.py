@@ -18,7 +18,7 @@ import math
 
 from graphc.runtime.cuda.codegen import DVal, emitter, numba_type, settings, strides
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 TILE = 16
 MAX_Z = 65535  # CUDA's limit on gridDim.z

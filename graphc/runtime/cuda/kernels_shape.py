@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from graphc.ops.registry import get
+from graphc.core.registry import get
 from graphc.runtime.cuda.codegen import DVal, emitter, launch_1d, strides
 from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
 from graphc.runtime.scalar_templates import Unsupported, literal
-from graphc.tracer.ir import Aval
+from graphc.ir.graph import Aval
 
 
 def _affine(base, strides_, shape) -> str:

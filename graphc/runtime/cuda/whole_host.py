@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from graphc.ops.state import is_resource
 from graphc.runtime.scalar_templates import SUPPORTED_DTYPES
-from graphc.tracer.ir import Graph
-from graphc.tracer.printer import node_signature
+from graphc.ir.graph import Graph
+from graphc.ir.printer import node_signature
 
 
 def reason(graph: Graph) -> str | None:

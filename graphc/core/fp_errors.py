@@ -1,0 +1,52 @@
+"""NumPy's floating-point warnings (overflow, invalid value, divide by zero) raised while
+the interpreter runs a graph, reported at the user's line that traced the op.
+
+NumPy warns at the Python line that called the ufunc, which for a graph is the
+interpreter's own loop (``graphc/core/interpreter.py``), never the user's code. While
+a graph runs, :func:`user_errstate` has NumPy call :func:`_report` instead of warning,
+for exactly the error kinds the user's NumPy settings would warn about (``np.seterr``:
+``ignore``, ``raise``, ``print`` and ``log`` stay as they are). ``_report`` finds the node
+being run (the innermost interpreter frame's current step) and warns once at the line
+that traced it, naming the op: ``RuntimeWarning: overflow encountered in exp``. NumPy's
+error state is per thread (a context variable), so other threads are unaffected.
+Compiled programs do not repeat NumPy's warnings (docs/runtime.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import numpy as np
+
+from graphc import errors
+
+
+def user_errstate():
+    """A context in which NumPy's floating-point warnings go to :func:`_report`; a no-op
+    inside one already (a loop body's graph, run by the interpreter's own step)."""
+    if np.geterrcall() is _report:
+        return contextlib.nullcontext()
+    settings = {kind: ("call" if how == "warn" else how) for kind, how in np.geterr().items()}
+    return np.errstate(call=_report, **settings)
+
+
+def _report(kind: str, _flag: int) -> None:
+    """Called by NumPy for one floating-point error kind of one ufunc call."""
+    from graphc.core import interpreter
+
+    frame = sys._getframe(1)
+    node = None
+    while frame is not None:
+        if frame.f_code is interpreter.execute.__code__:
+            step = frame.f_locals.get("step")
+            node = step[-1] if step else None
+            break
+        frame = frame.f_back
+    name = node.op.name if node is not None else "an op"
+    at = None
+    if node is not None and node.src and ":" in node.src:
+        filename, _, line = node.src.rpartition(":")
+        if line.isdigit():
+            at = (filename, int(line))
+    errors.warn(f"{kind} encountered in {name}", RuntimeWarning, at=at)

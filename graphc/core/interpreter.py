@@ -1,0 +1,184 @@
+"""The reference executor: runs a graph node by node with each op's NumPy ``ref``.
+
+It is the ``backend="numpy"`` runtime and the ground truth the compiled backends are
+tested against. Each graph is turned once into a *plan* (slot numbers instead of values,
+the free list of every step) cached per graph, so a call is one tight loop over tuples.
+Slots are numbered exactly like ``str(graph)`` numbers data values (inputs, then node
+outputs, tokens skipped), so ``%7`` in an error is ``%7`` in the printed graph.
+
+Effect tokens carry no data and are never materialized: a node that takes one gets its
+other inputs only, which is correct because nodes already run in program order.
+Control-flow ops get their branch/body graphs in attrs and call :func:`run_graph` again;
+nothing here is global per call, so that reentry is safe.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from graphc.core.fp_errors import user_errstate
+from graphc.ir.graph import Graph
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+class Plan(NamedTuple):
+    """A graph compiled for the interpreter.
+
+    ``steps`` holds ``(ref, in_slots, attrs, out_slots, free, multiple_results, node)``
+    per node; ``attrs`` is None when the op has none (so the call skips ``**``); ``free``
+    lists the slots whose last use is this step (and its own unused outputs), cleared
+    right after it so big intermediates do not live to the end of the call.
+    """
+
+    n_inputs: int
+    n_slots: int
+    steps: tuple
+    out_slots: tuple
+
+
+# id(graph) -> (weakref to graph, plan). A plain dict keyed by id with a weakref callback
+# to drop dead entries is faster on the hot path than a WeakKeyDictionary lookup, and the
+# identity check guards against a reused id.
+_plans: dict[int, tuple] = {}
+
+
+def run_graph(graph: Graph, args) -> list:
+    """Execute ``graph`` on a list of NumPy arrays (one per input); return its outputs.
+    NumPy's floating-point warnings name the op and the user's line that traced it
+    (:mod:`fp_errors`).
+
+    >>> run_graph(g, [np.ones(4, np.float32)])   # doctest: +SKIP
+    [array([2., 2., 2., 2.], dtype=float32)]
+    """
+    with user_errstate():
+        return execute(graph, args)
+
+
+def execute(graph: Graph, args) -> list:
+    """:func:`run_graph` under the caller's NumPy error state."""
+    entry = _plans.get(id(graph))
+    if entry is None or entry[0]() is not graph:
+        plan = get_plan(graph)
+    else:
+        plan = entry[1]
+    if len(args) != plan.n_inputs:
+        raise TypeError(f"graph {graph.name!r} takes {plan.n_inputs} inputs, got {len(args)}")
+    env = [None] * plan.n_slots
+    env[:plan.n_inputs] = args
+    step = None
+    try:
+        for step in plan.steps:
+            ref, ins, attrs, outs, free, multiple, _node = step
+            # Unary and binary ops without attrs are most nodes: call them without
+            # building an argument list (measurably faster on small arrays).
+            if attrs is None:
+                if len(ins) == 1:
+                    result = ref(env[ins[0]])
+                elif len(ins) == 2:
+                    result = ref(env[ins[0]], env[ins[1]])
+                else:
+                    result = ref(*[env[i] for i in ins])
+            else:
+                result = ref(*[env[i] for i in ins], **attrs)
+            # ufuncs on 0-d arrays return NumPy scalars; every slot is kept an ndarray.
+            # A node with no data outputs (a print) may return anything; it is dropped.
+            if multiple:
+                if outs:
+                    for slot, value in zip(outs, result, strict=True):
+                        env[slot] = value if type(value) is _ndarray else _asarray(value)
+            elif outs:
+                env[outs[0]] = result if type(result) is _ndarray else _asarray(result)
+            for slot in free:
+                env[slot] = None
+    except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
+        wrapped = e if step is None else _node_error(graph, step, env, e)
+        if wrapped is e:
+            raise
+        raise wrapped from None
+    return [env[slot] for slot in plan.out_slots]
+
+
+def get_plan(graph: Graph) -> Plan:
+    """The cached :class:`Plan` for ``graph``, building it on first use.
+
+    Graphs are immutable once built (passes make new ones), so the plan never goes stale.
+    """
+    entry = _plans.get(id(graph))
+    if entry is not None and entry[0]() is graph:
+        return entry[1]
+    plan = _build_plan(graph)
+    key = id(graph)
+    _plans[key] = (weakref.ref(graph, lambda _r, key=key: _drop(key, _r)), plan)
+    return plan
+
+
+def _drop(key: int, dead_ref) -> None:
+    entry = _plans.get(key)
+    if entry is not None and entry[0] is dead_ref:
+        del _plans[key]
+
+
+def _build_plan(graph: Graph) -> Plan:
+    slots: dict[int, int] = {}
+    for v in graph.inputs:
+        slots.setdefault(v.id, len(slots))
+    for node in graph.nodes:
+        for v in node.outputs:
+            if not v.aval.is_token:
+                slots[v.id] = len(slots)
+
+    def slot(v, node=None) -> int:
+        try:
+            return slots[v.id]
+        except KeyError:
+            at = f" in {node.op.name}" if node is not None else " as an output"
+            raise ValueError(f"graph {graph.name!r} uses a value{at} that it never defines; "
+                             "run graphc.ir.verify.verify(graph) for details") from None
+
+    # The last step that reads each slot; outputs are read after the last step.
+    last_use: dict[int, int] = {}
+    for i, node in enumerate(graph.nodes):
+        for v in node.inputs:
+            if not v.aval.is_token:
+                last_use[slot(v, node)] = i
+    out_slots = tuple(slot(v) for v in graph.outputs)
+    keep = set(out_slots)
+    free_at: list[list[int]] = [[] for _ in graph.nodes]
+    for s, i in last_use.items():
+        if s not in keep:
+            free_at[i].append(s)
+
+    steps = []
+    for i, node in enumerate(graph.nodes):
+        ins = tuple(slot(v, node) for v in node.inputs if not v.aval.is_token)
+        outs = tuple(slots[v.id] for v in node.outputs if not v.aval.is_token)
+        for s in outs:
+            if s not in last_use and s not in keep:
+                free_at[i].append(s)  # a dead output (e.g. an unused second result)
+        attrs = dict(node.attrs) if node.attrs else None
+        steps.append((node.op.ref, ins, attrs, outs, tuple(sorted(free_at[i])),
+                      bool(node.op.multiple_results), node))
+    return Plan(len(graph.inputs), len(slots), tuple(steps), out_slots)
+
+
+def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
+    """The user-facing error for ``error`` raised while running one step."""
+    from graphc.core.registry import kernel_error
+    from graphc.ir.printer import node_signature
+
+    ins, node = step[1], step[-1]
+    where = f" (while executing {node_signature(graph, node)}"
+    where += f", traced at {node.src})" if node.src else ")"
+    wrapped = kernel_error(node.op, error, [env[i] for i in ins], where)
+    if wrapped is error and not node.op.extra.get("named_by_body"):
+        # Not rewrapped (e.g. a user exception from numpy_function, or an error from a
+        # nested graph): keep its type and message, say where in this graph it happened.
+        # A node that only groups user ops (fused_elementwise) adds nothing: the error
+        # from its body already names the user's op and line.
+        error.add_note(where.strip()[1:-1])
+    return wrapped

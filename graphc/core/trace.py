@@ -1,0 +1,210 @@
+"""The trace-context stack: while a context is active, ops append nodes to its graph.
+
+``TraceContext`` builds one ``Graph``. Eager tensors and arrays used inside become
+``const`` nodes; symbolic tensors of an enclosing context (a ``cond`` branch reading a
+value of the outer function) are *captured*: they become explicit inputs of the inner
+graph, recorded in ``captures`` so the caller can pass them in.
+
+The stack is per thread: a thread traces into its own contexts only, and a thread that
+opened none runs ops eagerly while others trace. ``open_contexts`` counts the contexts
+open in all threads together, so the hot eager paths (``registry.bind`` and the
+operators) test one plain list first and read the thread-local stack only while some
+thread traces: ``if open_contexts and local.stack``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from graphc.errors import InvalidArgumentError
+from graphc.ir import graph as ir
+from graphc import source_info
+
+
+class _ThreadState(threading.local):
+    """One thread's tracing state: its stack of open trace contexts (innermost last)."""
+
+    def __init__(self):
+        self.stack: list[TraceContext] = []
+
+
+local = _ThreadState()
+# One entry per context open in any thread (list.append/pop are atomic): empty means no
+# thread traces, the one test the eager hot paths make.
+open_contexts: list[None] = []
+
+
+def active() -> bool:
+    """True while the calling thread traces (other threads' traces do not count)."""
+    return bool(open_contexts) and bool(local.stack)
+
+
+def current() -> "TraceContext":
+    """The calling thread's innermost trace context (only while ``active()``)."""
+    return local.stack[-1]
+
+
+class TraceContext:
+    """Collects the nodes of one graph being traced."""
+
+    def __init__(self, name: str = "graph"):
+        self.name = name
+        self.inputs: list[ir.Value] = []
+        self.nodes: list[ir.Node] = []
+        self.owned: set[int] = set()
+        self.captures: dict[int, tuple[ir.Value, ir.Value]] = {}  # outer id -> (outer, inner)
+        self.token_in = ir.Value(ir.TOKEN)
+        self.token = self.token_in
+        self.owned.add(self.token_in.id)
+        self.parent: TraceContext | None = None
+        self.input_names: dict[int, str] = {}  # input value id -> argument name
+
+    # -- context management
+    def __enter__(self):
+        stack = local.stack
+        # Re-entering the context already on top (a helper that wraps code in the current
+        # trace) must not make it its own parent.
+        if not stack or stack[-1] is not self:
+            self.parent = stack[-1] if stack else None
+        stack.append(self)
+        open_contexts.append(None)
+        return self
+
+    def __exit__(self, *exc):
+        open_contexts.pop()
+        popped = local.stack.pop()
+        assert popped is self, "trace contexts exited out of order"
+        return False
+
+    # -- values
+    def new_input(self, aval: ir.Aval) -> ir.Value:
+        v = ir.Value(aval)
+        self.inputs.append(v)
+        self.owned.add(v.id)
+        return v
+
+    def value_of(self, operand) -> ir.Value:
+        """The graph value for an operand: symbolic tensor, eager tensor or ndarray."""
+        from graphc.core.tensor import Tensor
+
+        if isinstance(operand, Tensor):
+            if operand._np is not None:
+                return self.constant(operand._np)
+            return self._own(operand._sym)
+        if isinstance(operand, np.ndarray):
+            return self.constant(operand)
+        raise TypeError(f"cannot use {type(operand).__name__} as a graph value")
+
+    def _own(self, v: ir.Value) -> ir.Value:
+        if v.id in self.owned:
+            return v
+        hit = self.captures.get(v.id)
+        if hit is not None:
+            return hit[1]
+        if self.parent is None or not self.parent.knows(v):
+            from graphc.errors import SymbolicTensorError
+
+            raise SymbolicTensorError(
+                "a tensor traced in another gc.function (or a finished trace) was used "
+                f"here{source_info.where()}; pass it in as an argument or return it instead "
+                "of keeping it in a Python variable"
+            )
+        outer = self.parent._own(v)
+        inner = ir.Value(v.aval)
+        self.owned.add(inner.id)
+        self.captures[v.id] = (outer, inner)
+        return inner
+
+    def knows(self, v: ir.Value) -> bool:
+        ctx = self
+        while ctx is not None:
+            if v.id in ctx.owned or v.id in ctx.captures:
+                return True
+            ctx = ctx.parent
+        return False
+
+    def constant(self, array: np.ndarray) -> ir.Value:
+        from graphc.core.registry import get
+
+        (v,) = self.add_node(get("const"), (), {"value": ir.ConstArray(array)},
+                             (ir.Aval(array.shape, array.dtype),))
+        return v
+
+    def source_arguments(self, v: ir.Value) -> list[str]:
+        """Names of the function arguments that value ``v`` was computed from."""
+        names = getattr(self, "input_names", {})
+        producer = {o.id: n for n in self.nodes for o in n.outputs}
+        seen, stack, found = set(), [v], []
+        while stack:
+            cur = stack.pop()
+            if cur.id in seen:
+                continue
+            seen.add(cur.id)
+            if cur.id in names and names[cur.id] not in found:
+                found.append(names[cur.id])
+            node = producer.get(cur.id)
+            if node is not None:
+                stack.extend(node.inputs)
+        return found
+
+    # -- nodes
+    def add_node(self, op, inputs, attrs, avals, src=None, effectful=None) -> tuple:
+        """Append a node; ``effectful`` overrides ``op.stateful`` (a ``cond`` or
+        ``while_loop`` threads the effect token only when its subgraphs have effects)."""
+        outs = tuple(ir.Value(a) for a in avals)
+        stateful = op.stateful if effectful is None else effectful
+        if stateful:
+            inputs = tuple(inputs) + (self.token,)
+            self.token = ir.Value(ir.TOKEN)
+            outs = outs + (self.token,)
+        node = ir.Node(op, inputs, ir.FrozenAttrs(attrs), outs,
+                       src if src is not None else source_info.user_location())
+        self.nodes.append(node)
+        for o in outs:
+            self.owned.add(o.id)
+        return outs[:-1] if stateful else outs
+
+    def bind(self, op, operands, attrs):
+        """Record ``op(*operands, **attrs)``; return symbolic tensor(s)."""
+        from graphc.core.tensor import _symbolic
+
+        values = [self.value_of(o) for o in operands]
+        attrs = {k: freeze(v) for k, v in attrs.items()}
+        try:
+            avals = op.infer(*[v.aval for v in values], **attrs)
+        except (ValueError, IndexError, TypeError) as e:
+            shapes = ", ".join(str(v.aval) for v in values)
+            kind = TypeError if isinstance(e, TypeError) else InvalidArgumentError
+            raise kind(f"{op.name}({shapes}): {e}{source_info.where()}") from None
+        single = isinstance(avals, ir.Aval)
+        outs = self.add_node(op, values, attrs, (avals,) if single else tuple(avals))
+        if single and not op.multiple_results:
+            return _symbolic(outs[0])
+        return [_symbolic(o) for o in outs]
+
+    def finish(self, outputs) -> ir.Graph:
+        return ir.Graph(self.inputs, self.nodes, outputs, name=self.name,
+                        token_in=self.token_in, token_out=self.token)
+
+
+def freeze(value):
+    """Make an attr value hashable: lists become tuples, dtypes stay dtypes."""
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return ir.ConstArray(value)
+    if isinstance(value, dict):
+        return ir.FrozenAttrs({k: freeze(v) for k, v in value.items()})
+    return value
+
+
+def executing_eagerly() -> bool:
+    """False while this thread traces a ``gc.function`` (code runs to build a graph),
+    True otherwise, also under ``run_functions_eagerly(True)`` (``tf.executing_eagerly``).
+
+    >>> gc.executing_eagerly()
+    True
+    """
+    return not active()

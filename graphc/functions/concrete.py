@@ -1,0 +1,376 @@
+"""``ConcreteFunction``: one trace of a ``gc.function`` (one graph) and how to call it.
+
+Threads: a ``ConcreteFunction`` may be called from several threads at once. Its executor
+and optimized graphs are built once (double-checked under ``_lock``; the hot path reads
+the built executor without locking), and a call of a graph that writes variables holds
+those variables' locks for the whole call (``variable_guard``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+
+import numpy as np
+
+from graphc import config
+from graphc.functions import placement
+from graphc.core.device_scope import local as _scoped
+from graphc.core.device_scope import placing as _placing
+from graphc.ops.state import argument_input
+from graphc.ir import graph as ir
+from graphc import nest
+from graphc import source_info
+from graphc.functions import variable_aliasing
+from graphc.core import trace as _trace
+from graphc.functions.call_checks import (
+    check_array_argument,
+    check_matches,
+    describe_spec,
+    variable_guard,
+)
+from graphc.core.device_tensor import DeviceTensor
+from graphc.functions.signature import TensorSpec
+from graphc.core.tensor import Tensor, _eager, _symbolic
+from graphc.core.trace import TraceContext
+from graphc.transforms import tape as _tape
+from graphc.variables import Variable, VariableSpec
+
+_state = config.state
+_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_open = _trace.open_contexts  # non-empty while a trace is open (any thread)
+_new = object.__new__
+_ndarray = np.ndarray
+_TENSOR = object()  # an output template slot filled by a graph output (None is a value)
+
+
+def _is_tensor_leaf(x) -> bool:
+    """A leaf that becomes a graph input (a variable: a resource input, by reference)."""
+    return isinstance(x, Tensor | np.ndarray | TensorSpec | Variable | VariableSpec)
+
+
+def _leaf_array(x):
+    """The run-time value fed for one input leaf: an array, or a variable's handle."""
+    if type(x) is Tensor:
+        return x._np
+    if type(x) is DeviceTensor:
+        return x  # kept: _call_bound runs the call on its device
+    handle = getattr(x, "_graphc_handle", None)
+    return np.asarray(x) if handle is None else handle
+
+
+def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunction":
+    """Trace ``python_fn`` on placeholders built from ``args`` (in parameter order)."""
+    started = time.perf_counter()
+    ctx = TraceContext(function.__name__)
+    ctx.function = function  # gc.Variable checks it: creating variables is first-trace-only
+    input_names = {}
+    structured = []
+    call_args = []
+    with ctx:
+        for name, arg in zip(names, args):
+            leaves, td = nest.flatten(arg)
+            specs, symbols = [], []
+            for i, leaf in enumerate(leaves):
+                if isinstance(leaf, Variable):
+                    v = argument_input(ctx, leaf)
+                    input_names[v.id] = name if td is None else f"{name} (leaf {i})"
+                    specs.append(VariableSpec.from_variable(
+                        leaf, name=name if len(leaves) == 1 else f"{name}_{i}"))
+                    symbols.append(leaf)  # the body uses the variable; reads go via v
+                elif _is_tensor_leaf(leaf):
+                    if isinstance(leaf, np.ndarray):
+                        check_array_argument(function, name, leaf)
+                    spec = TensorSpec(leaf.shape, leaf.dtype,
+                                      name=name if len(leaves) == 1 else f"{name}_{i}")
+                    v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
+                    input_names[v.id] = name if td is None else f"{name} (leaf {i})"
+                    specs.append(spec)
+                    symbols.append(_symbolic(v))
+                else:
+                    specs.append(leaf)
+                    symbols.append(leaf)
+            structured.append(nest.unflatten(td, specs))
+            call_args.append(nest.unflatten(td, symbols))
+        ctx.input_names = input_names
+        pos, kw = _split_call(params, call_args)
+        result = python_fn(*pos, **kw)
+        _check_not_lazy(function, python_fn, result)
+        out_leaves, out_td = nest.flatten(result)
+        values, template = [], []
+        for leaf in out_leaves:
+            if isinstance(leaf, Tensor):
+                values.append(ctx.value_of(leaf))
+                template.append(_TENSOR)
+            elif isinstance(leaf, np.ndarray):
+                values.append(ctx.constant(leaf))
+                template.append(_TENSOR)
+            else:
+                template.append(leaf)
+    graph = ctx.finish(values)
+    concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+    concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
+    concrete._aliases = variable_aliasing.traced_pairs(args)
+    return concrete
+
+
+def _check_not_lazy(function, python_fn, result) -> None:
+    """A generator or coroutine cannot be traced: its body runs later, outside the trace
+    (the graph would be empty and its tensors escape): say so at the call."""
+    if not isinstance(result, types.GeneratorType | types.CoroutineType
+                      | types.AsyncGeneratorType):
+        return
+    what = {types.GeneratorType: "a generator", types.CoroutineType: "a coroutine",
+            types.AsyncGeneratorType: "an async generator"}[type(result)]
+    if hasattr(result, "close"):
+        result.close()
+    code = getattr(getattr(python_fn, "__func__", python_fn), "__code__", None)
+    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    raise TypeError(
+        f"gc.function {function.__name__!r}{where} returned {what}: a traced function must "
+        "compute its results when called. Return a tuple or list of tensors (or "
+        "gc.stack them) instead of yielding them, or call a generator inside the "
+        "function and collect what it yields")
+
+
+def _split_call(params, values):
+    pos, kw = [], {}
+    for p, v in zip(params, values):
+        if p.kind == p.VAR_POSITIONAL:
+            pos.extend(v)
+        elif p.kind == p.VAR_KEYWORD:
+            kw.update(v)
+        elif p.kind == p.KEYWORD_ONLY:
+            kw[p.name] = v
+        else:
+            pos.append(v)
+    return pos, kw
+
+
+class ConcreteFunction:
+    """One traced graph of a ``gc.function``, callable with matching tensors."""
+
+    def __init__(self, function, graph, names, structured, out_treedef, out_template):
+        self._function = function
+        self.graph = graph
+        self._names = names
+        self._structured = structured
+        self._out_treedef = out_treedef
+        self._out_template = out_template
+        self._tensor_slots = [i for i, t in enumerate(out_template) if t is _TENSOR]
+        self._flat_inputs = all(_is_tensor_leaf(s) for s in structured)
+        # Positions of tensor arguments when every argument is a tensor or a plain Python
+        # value (no containers): the call path then skips flattening.
+        if not self._flat_inputs and all(nest.flatten(s)[1] is None for s in structured):
+            self._tensor_positions = [i for i, s in enumerate(structured)
+                                      if _is_tensor_leaf(s)]
+        else:
+            self._tensor_positions = None
+        self._optimized = {}  # optimizer options -> (graph, report)
+        self._single = (len(out_template) == 1 and out_treedef is None
+                        and out_template[0] is _TENSOR)
+        self._executor = None  # arrays -> arrays, built on first call
+        self._executor_version = -1  # config.state.optimizer_version it was built under
+        self._hot = None  # array -> array for one input and output, where the executor
+        # has it (``executor.one``: a compiled program's runner); see _install
+        self.runtime = None  # the numba executor (how this graph runs, and why), once built
+        self._device_executors = {}  # accelerator -> (optimizer_version, executor)
+        # variable arguments that were the same object when traced, and the traces for
+        # calls where they differ (graphc/functions/variable_aliasing.py)
+        self._aliases, self._unaliased = None, {}
+        # set when tracing (the report shows them): why, how long it took, which trace of
+        # the function (1, 2, ...), and graph input value id -> argument name
+        self.trace_reason, self.trace_seconds, self.trace_number = "", None, 0
+        self.input_names = {}
+        # builds of the executor and of optimized graphs (once each, however many
+        # threads ask at once), and the swap to the compiled runner
+        self._lock = threading.RLock()
+
+    # ---------------------------------------------------------------- inspection
+    @property
+    def name(self):
+        return self._function.__name__
+
+    def _optimize(self):
+        from graphc import config
+        from graphc.passes import optimize
+
+        key = tuple(config.state.optimizer.items())
+        hit = self._optimized.get(key)
+        if hit is None:
+            with self._lock:  # optimized once per options, even when threads race here
+                hit = self._optimized.get(key)
+                if hit is None:
+                    hit = self._optimized[key] = optimize(self.graph)
+        return hit
+
+    @property
+    def optimized_graph(self) -> ir.Graph:
+        """The graph after the optimization passes under the current
+        ``gc.config.optimizer`` options (the graph that runs)."""
+        return self._optimize()[0]
+
+    @property
+    def pass_report(self) -> list:
+        """Per pass: ops before/after and what it folded, merged, simplified, pruned, fused."""
+        return self._optimize()[1]
+
+    @property
+    def structured_input_signature(self):
+        """``(args, kwargs)`` with ``gc.TensorSpec`` for tensors, Python values as given."""
+        return self._structured, {}
+
+    @property
+    def structured_outputs(self):
+        leaves = list(self._out_template)
+        for slot, v in zip(self._tensor_slots, self.graph.outputs):
+            leaves[slot] = TensorSpec(v.aval.shape, v.aval.dtype)
+        return nest.unflatten(self._out_treedef, leaves)
+
+    @property
+    def output_shapes(self):
+        """Output shapes shaped like the outputs; ``None`` for a value of unknown rank."""
+        return nest.map_structure(lambda s: s.shape if isinstance(s, TensorSpec) else None,
+                                  self.structured_outputs)
+
+    @property
+    def output_dtypes(self):
+        return nest.map_structure(lambda s: s.dtype if isinstance(s, TensorSpec) else None,
+                                  self.structured_outputs)
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        """This trace's signature as TensorFlow prints it."""
+        header, args = [], []
+        for name, spec in zip(self._names, self._structured):
+            leaves, _ = nest.flatten(spec)
+            if any(isinstance(x, TensorSpec | VariableSpec) for x in leaves):
+                header.append(name)
+                args.append(f"    {name}: {describe_spec(spec)}")
+            else:
+                header.append(f"{name}={spec!r}")
+        lines = [f"{self.name}({', '.join(header)})"]
+        if args:
+            lines += ["  Args:", *args]
+        lines += ["  Returns:", f"    {describe_spec(self.structured_outputs)}"]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+    # ---------------------------------------------------------------- calling
+    def __call__(self, *args, **kwargs):
+        """Call with tensors matching this trace's signature; others raise TypeError."""
+        try:
+            flat = self._function._bind(args, kwargs)
+            for name, spec, value in zip(self._names, self._structured, flat):
+                check_matches(self.name, name, spec, value)
+            return self._call_bound(flat)
+        except Exception as e:  # the user's frames only, as gc.function's own call does
+            raise source_info.without_internal_frames(e) from e.__cause__
+
+    def _call_bound(self, flat_args):
+        if self._aliases is not None:
+            other = variable_aliasing.trace_for_call(self, flat_args)
+            if other is not None:
+                return other._call_bound(flat_args)
+        if _taping and _tape._local.tapes or _open and _trace.local.stack:
+            return self._call_replayed(flat_args)  # inside a trace, or under a tape
+        positions = self._tensor_positions
+        if positions is not None:
+            arrays = []
+            for i in positions:
+                a = flat_args[i]
+                arrays.append(a._np if type(a) is Tensor else _leaf_array(a))
+        elif self._flat_inputs:
+            arrays = [a._np if type(a) is Tensor else _leaf_array(a) for a in flat_args]
+        else:
+            arrays = []
+            for a in flat_args:
+                leaves, _ = nest.flatten(a)
+                arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
+        if _placing and _scoped.stack or placement.made and placement.has_device_tensor(
+                arrays):
+            device = placement.choose(arrays, self)
+            if device != placement.CPU:
+                outs = placement.run_call(self, device, arrays)
+                return outs[0] if self._single else self._wrap_outputs(outs)
+        return self._call_arrays(arrays)
+
+    def _call_replayed(self, flat_args):
+        """The graph's ops bound one by one (``graphc/functions/replay.py``): inlined into
+        the trace being built, or run eagerly where this thread's tapes record them."""
+        from graphc.functions.replay import replay
+
+        leaves = [x for a in flat_args for x in nest.flatten(a)[0] if _is_tensor_leaf(x)]
+        inputs = [x if isinstance(x, Variable | Tensor) else _eager(np.asarray(x))
+                  for x in leaves]
+        outs = replay(self.graph, inputs)
+        return outs[0] if self._single else self._wrap_outputs(outs)
+
+    def _call_arrays(self, arrays):
+        """Run on the input arrays (tensor leaves in order) and wrap the outputs."""
+        executor = self._executor
+        if executor is None or self._executor_version != _state.optimizer_version:
+            executor = self._build_executor()
+        outs = executor(arrays)
+        if self._single:  # _eager inlined: this is the per-call hot path
+            out = outs[0]
+            t = _new(Tensor)
+            t._np = out if type(out) is _ndarray else np.asarray(out)
+            t._sym = None
+            return t
+        return self._wrap_outputs(outs)
+
+    def _build_executor(self):
+        """The executor for the current optimizer options, built by one thread only:
+        threads that find none wait here for the one building it."""
+        with self._lock:
+            executor = self._executor
+            if executor is not None and self._executor_version == _state.optimizer_version:
+                return executor  # built by another thread while this one waited
+            return self._build_executor_locked()
+
+    def _build_executor_locked(self):
+        graph, version = self.optimized_graph, _state.optimizer_version
+        guard = variable_guard(graph)
+        if self._function._backend == "numpy":
+            from graphc.core.interpreter import run_graph
+
+            def execute(arrays):
+                return run_graph(graph, arrays)
+        else:
+            from graphc.runtime.cpu import numba_cpu
+
+            def swap(fast):  # called when the compiled program is ready (maybe a thread)
+                with self._lock:
+                    if self._executor_version == version:
+                        self._install(guard(fast), version)
+
+            self._install(None, version)
+            warned = getattr(self._function, "_fallback_warned", None)  # once per function
+            execute = numba_cpu.executor_for(graph, on_compiled=swap,
+                                             strict=bool(self._function._jit_compile),
+                                             warned=warned)
+            self.runtime = execute
+            if self._executor is not None:  # compiled (or loaded) while being built: the
+                return self._executor       # compiled runner itself, one call less
+        execute = guard(execute)
+        self._install(execute, version)
+        return execute
+
+    def _install(self, executor, version) -> None:
+        """Set the executor, and ``_hot`` (Function's one-tensor call path) to its
+        ``one`` (array -> array: a program of one input) when it has one and this trace
+        returns one tensor; ``_hot`` is cleared first, so no reader pairs it with another
+        executor."""
+        self._hot = None
+        self._executor, self._executor_version = executor, version
+        if self._single:
+            self._hot = getattr(executor, "one", None)
+
+    def _wrap_outputs(self, outs):
+        leaves = list(self._out_template)
+        for slot, arr in zip(self._tensor_slots, outs):
+            leaves[slot] = arr if isinstance(arr, Tensor) else _eager(arr)
+        return nest.unflatten(self._out_treedef, leaves)

@@ -1,0 +1,388 @@
+"""``gc.function``: trace a Python function into graphs, one per input signature.
+
+``Function.__call__`` computes the call's trace key (see ``signature.py``), reuses the
+cached ``ConcreteFunction`` for it or traces a new one, and runs its graph. Inside another
+trace, a ``Function`` is simply called, so its ops join the outer graph.
+
+Threads: a cached call takes no lock (the fast paths' tuples are replaced whole; see
+``trace_cache.py``); a miss traces under the function's re-entrant ``trace_lock``, so
+threads missing one key at once trace it once; retrace bookkeeping is updated under it.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import sys
+import threading
+import weakref
+
+import numpy as np
+
+from graphc import config
+from graphc.core.device_scope import local as _scoped
+from graphc.core.device_scope import placing as _placing
+from graphc import nest
+from graphc.functions import retracing
+from graphc import source_info
+from graphc.core import trace
+from graphc.functions.concrete import ConcreteFunction, trace_concrete
+from graphc.functions.signature import (
+    TensorSpec,
+    args_as_specs,
+    closest_diff,
+    generalize,
+    signature_mismatch,
+    specs_from_pattern,
+    structure_key,
+)
+from graphc.core.tensor import Tensor
+from graphc.functions.trace_cache import TraceCache
+from graphc.transforms import tape as _tape
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+MAX_CONCRETE_FUNCTIONS = 128  # per Function; least recently used traces are dropped
+
+_all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
+# guards _all_functions and every Function's _instances (adds and snapshots)
+_registry_lock = threading.RLock()
+_state = config.state
+_open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
+_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_modules = sys.modules
+
+
+class Function:
+    """A Python function traced into graphs. Create it with ``gc.function``."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 reduce_retracing=False, backend=None, name=None, jit_compile=None):
+        if not callable(python_function):
+            raise TypeError(f"gc.function expects a callable, got {python_function!r}")
+        if backend not in (None, "numpy", "numba"):
+            raise ValueError(
+                f"gc.function: unknown backend {backend!r}; use 'numba' (the default: "
+                "compiled with Numba when hot) or 'numpy' (the reference interpreter)")
+        self._python_function = python_function
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._backend = backend or "numba"
+        self._jit_compile = jit_compile
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__wrapped__ = python_function
+        self._signature = inspect.signature(python_function)
+        self._params = [p for p in self._signature.parameters.values()]
+        self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                           for p in self._params)
+        # exact keys (LRU) and patterns (reduce_retracing / input_signature)
+        self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
+        self._instances = weakref.WeakKeyDictionary()
+        self._recent = collections.deque(maxlen=retracing.RETRACE_WINDOW)
+        self._traces_since_warning = 0
+        self._warned = False
+        self._fallback_warned: set = set()  # fallbacks warned about (once per function)
+        self.tracing_count = 0
+        self.retrace_reasons: list[str] = []
+        self._last = None  # (key, concrete): the dispatch fast path
+        self._fast = None  # (key, concrete) when the last call passed only eager tensors
+        # or ndarrays; _one: (dtype, shape, concrete) when that was one tensor
+        self._one = None
+        if self._input_signature is not None:
+            self._check_signature_arity()
+        with _registry_lock:
+            _all_functions.add(self)
+        functools.update_wrapper(self, python_function, updated=())
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+
+    # ---------------------------------------------------------------------- methods
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._instances.get(instance)
+        if bound is None:
+            with _registry_lock:  # one per instance, even when threads race here
+                bound = self._instances.get(instance)
+                if bound is None:
+                    bound = self._instances[instance] = Function(
+                        retracing.weak_method(self._python_function, instance),
+                        self._input_signature, self._autograph, self._reduce_retracing,
+                        self._backend, self.__name__, self._jit_compile)
+        return bound
+
+    # ---------------------------------------------------------------------- calling
+    @property
+    def python_function(self):
+        return self._python_function
+
+    def _converted(self):
+        fn = self._python_function
+        if self._autograph:
+            try:
+                from graphc.autograph.api import to_graph
+            except ImportError:
+                return fn
+            return to_graph(fn)
+        return fn
+
+    def __call__(self, *args, **kwargs):
+        one = self._one  # (dtype, shape, concrete): one plain tensor, as the last call,
+        # and no trace in the window of RETRACE_WINDOW calls (see _arm_one)
+        if one is not None and len(args) == 1 and not (
+                kwargs or _open or _placing or _taping or _state.run_functions_eagerly):
+            # the commonest hot call, checked first and without a loop; nobody traces,
+            # places or tapes (else the checks below, per thread); dtype by identity first
+            a = args[0]
+            t = type(a)
+            arr = a._np if t is Tensor else a if t is _ndarray else None
+            if arr is not None and arr.shape == one[1] and (
+                    (d := arr.dtype) is one[0] or d == one[0]):
+                c = one[2]  # ConcreteFunction._call_arrays inlined for a compiled program
+                hot = c._hot  # of one input and output (array -> array, no lists: a frame
+                try:          # and two lists are 10% of a cached scalar call)
+                    if hot is None or c._executor_version != _state.optimizer_version:
+                        return c._call_arrays([arr])
+                    out = hot(arr)
+                except Exception as e:  # as below: the user's frames only
+                    raise source_info.without_internal_frames(e) from e.__cause__
+                t = _new(Tensor)
+                t._np = out if type(out) is _ndarray else np.asarray(out)
+                t._sym = None
+                return t
+        if _state.run_functions_eagerly:
+            return self._python_function(*args, **kwargs)
+        if _open and _local.stack:
+            return self._converted()(*args, **kwargs)
+        try:  # free in CPython 3.11+ until something raises
+            fast = self._fast
+            if _placing and _scoped.stack:
+                fast = None  # maybe on an accelerator: _call_bound places the call
+            if _taping and _tape._local.tapes:
+                fast = None  # a tape of this thread records: _call_bound replays the graph
+            if fast is not None and not kwargs and len(args) == len(fast[0]):
+                # the last call's signature, all plain tensors: compare dtype/shape in place
+                # instead of building the key (the cached-call hot path)
+                arrays = []
+                for a, k in zip(args, fast[0]):
+                    t = type(a)
+                    if t is not Tensor and t is not _ndarray:
+                        break
+                    arr = a._np if t is Tensor else a
+                    if arr is None or arr.shape != k[1] or arr.dtype != k[0]:
+                        break
+                    arrays.append(arr)
+                else:
+                    self._recent.append(False)
+                    if self._one is None and len(arrays) == 1:
+                        self._arm_one()
+                    return fast[1]._call_arrays(arrays)
+            if kwargs or not self._simple or len(args) != len(self._params):
+                args = self._bind(args, kwargs)
+            if "dask.array" in _modules:  # Dask array arguments: a Dask array, block by block
+                from graphc.dask.api import dask_call
+
+                out = dask_call(self, args)
+                if out is not NotImplemented:
+                    return out
+            flat_args = args
+            key = tuple([structure_key(a) for a in args])
+            last = self._last
+            if last is not None and last[0] == key:
+                concrete = last[1]
+                self._recent.append(False)
+            else:
+                concrete = self._lookup(key, flat_args)
+            return concrete._call_bound(flat_args)
+        except Exception as e:
+            # an error while tracing or running the graph (a shape that does not match
+            # input_signature, an index out of range, an error inside a loop): show the
+            # user's frames, not graphc's call chain; GRAPHC_SHOW_INTERNAL_FRAMES=1 keeps
+            # them (none left: graphc refused the call itself; the caller's line is enough)
+            raise source_info.without_internal_frames(e) from e.__cause__
+
+    def _bind(self, args, kwargs) -> tuple:
+        """Arguments in parameter order, defaults filled in (fast path for positionals)."""
+        params = self._params
+        if not kwargs and self._simple and len(args) == len(params):
+            return args
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments[p.name] for p in params)
+
+    def _lookup(self, key, flat_args) -> ConcreteFunction:
+        concrete = self._traces.get(key)
+        if concrete is None:
+            with self._traces.trace_lock:
+                concrete = self._traces.get(key)  # traced by another thread meanwhile?
+                if concrete is None:
+                    concrete = self._new_trace(key, flat_args)
+                else:
+                    self._recent.append(False)
+        else:
+            self._recent.append(False)
+        self._last = (key, concrete)
+        tensor_args = all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
+                          for a in flat_args)
+        self._fast = (key, concrete) if tensor_args and len(flat_args) == len(
+            self._params) and self._simple else None
+        self._arm_one()
+        return concrete
+
+    def _arm_one(self):
+        """The one-tensor path (``_one``) for ``_fast``'s trace of one argument, armed
+        only while the retrace window is full of calls that did not trace: that path
+        records nothing, as one more such call would change nothing there."""
+        fast, recent = self._fast, self._recent
+        self._one = (*fast[0][0], fast[1]) if fast is not None and len(fast[0]) == 1 and (
+            len(recent) == recent.maxlen and True not in recent) else None
+
+    def _new_trace(self, key, flat_args) -> ConcreteFunction:
+        if self._input_signature is not None:
+            names = [p.name for p in self._params]
+            if self._traces.has_patterns:
+                signature_mismatch(self.__name__, names, self._input_signature, flat_args)
+            spec_args = args_as_specs(names, self._input_signature, flat_args)
+            pattern = tuple(map(structure_key, spec_args))
+            concrete = self._trace(spec_args, reason="first call (input_signature)")
+            self._traces.add_pattern(pattern, concrete)
+            return concrete
+        reasons = self._retrace_reasons(key)
+        trace_args = flat_args
+        relaxed = self._reduce_retracing and len(self._traces) and self._relaxable(key)
+        if relaxed:
+            trace_args, key = relaxed
+        concrete = self._trace(trace_args, reason="; ".join(reasons) or "first call")
+        if relaxed:
+            self._traces.add_pattern(key, concrete)
+        else:
+            self._traces.add(key, concrete)
+        return concrete
+
+    def _trace(self, args, reason) -> ConcreteFunction:
+        names = [p.name for p in self._params]
+        concrete = trace_concrete(self, self._converted(), names, self._params, args)
+        concrete.trace_reason = reason
+        self.tracing_count += 1
+        concrete.trace_number = self.tracing_count
+        self.retrace_reasons.append(reason)
+        self._recent.append(True)
+        self._traces_since_warning += 1
+        retracing.maybe_warn(self, reason)
+        return concrete
+
+    # ---------------------------------------------------------------- diagnostics
+    def _retrace_reasons(self, key) -> list[str]:
+        return closest_diff([p.name for p in self._params],
+                            self._traces.keys_newest_first(), key)
+
+    def experimental_get_tracing_count(self) -> int:
+        """Number of times this function traced (TensorFlow's name)."""
+        return self.tracing_count
+
+    # ---------------------------------------------------------------- signatures
+    def _check_signature_arity(self):
+        for s in nest.flatten(self._input_signature)[0]:
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"input_signature must hold gc.TensorSpec objects, got {s!r}")
+        n = len(self._input_signature)
+        if n > len(self._params):
+            raise TypeError(f"input_signature has {n} specs but {self.__name__} takes "
+                            f"{len(self._params)} arguments")
+
+    def _relaxable(self, key):
+        """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
+        key that differ only in shapes; returns (spec args, pattern) or None."""
+        for old in self._traces.keys_newest_first():
+            pattern = generalize(old, key)
+            if pattern is not None:
+                specs = specs_from_pattern(pattern)
+                return None if specs is None else (specs, pattern)
+        return None
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ``ConcreteFunction`` for these arguments (tensors, arrays, Python values or
+        ``gc.TensorSpec``), tracing if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        flat_args = self._bind(args, kwargs)
+        key = tuple(map(structure_key, flat_args))
+        return self._lookup(key, flat_args)
+
+    def explain(self, *args, format="text", path=None, **kwargs) -> str:
+        """Print (and return) what the optimizer did to the trace for these arguments:
+        each pass's changes and the optimized graph. ``format="html"`` returns (and
+        writes to ``path``, if given) the HTML report of every trace instead, tracing for
+        the arguments first when there are any (docs/inspecting.md)."""
+        from graphc.functions.explain import explain
+
+        return explain(self, args, kwargs, format, path)
+
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        """Every trace kept in the cache, in the order they were traced."""
+        return sorted(self._traces.concretes(), key=lambda c: c.trace_number)
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """Every trace listed as TensorFlow prints them, in the order they were traced
+        (however recently each was used)."""
+        return "\n\n".join(c.pretty_printed_signature(verbose)
+                           for c in self.concrete_functions())
+
+    def clear_cache(self):
+        self._traces.clear()
+        self._last = None
+        self._fast = self._one = None
+        with _registry_lock:
+            bound_functions = list(self._instances.values())
+        for bound in bound_functions:
+            bound.clear_cache()
+
+    def __repr__(self):
+        return f"<gc.Function {self.__name__}>"
+
+
+def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,
+             backend=None, name=None, jit_compile=None):
+    """Trace ``fn`` into optimized graphs, one per input signature (``tf.function``).
+
+    Works as ``@gc.function``, ``@gc.function(...)`` and ``gc.function(fn)``, and on
+    methods (each instance gets its own traces).
+
+    * ``input_signature``: a list of ``gc.TensorSpec``; one trace serves every call that
+      matches it, and calls that do not raise ``TypeError``.
+    * ``reduce_retracing``: after a shape-only cache miss, trace with ``None`` in the dims
+      that changed and reuse that trace.
+    * ``autograph``: convert ``if``/``while``/``for`` on tensors (see docs/autograph.md).
+    * ``backend``: ``"numba"`` (default; compiled once hot, see docs/runtime.md) or
+      ``"numpy"`` (the reference interpreter).
+    * ``jit_compile=True``: compile at once and raise ``gc.errors.FallbackError`` instead
+      of running any op in Python.
+
+    >>> @gc.function
+    ... def get_mse(y_true, y_pred):
+    ...     return gc.reduce_mean(gc.pow(y_true - y_pred, 2))
+    """
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, backend=backend, name=name,
+                        jit_compile=jit_compile)
+
+    return decorate if fn is None else decorate(fn)
+
+
+def clear_caches() -> None:
+    """Drop every ``gc.function``'s traces (they retrace on their next call) and the
+    compiled programs kept in memory for future traces (``gc.cache.clear(disk=False)``)."""
+    with _registry_lock:
+        functions = list(_all_functions)
+    for f in functions:
+        f.clear_cache()
+    from graphc.runtime.cpu import cache
+
+    cache.clear(disk=False)

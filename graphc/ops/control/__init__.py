@@ -1,0 +1,3 @@
+"""Functional control flow: the ``cond``/``switch_case``/``while_loop`` ops (``flow``),
+tracing their subgraphs (``trace``, ``loop``, ``branch_outputs``, ``staged_lists``) and
+their gradient and batching rules (``grad``, ``batch``)."""

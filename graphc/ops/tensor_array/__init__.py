@@ -1,0 +1,1 @@
+"""``gc.TensorArray`` (``array``) and the ops behind it (``ops``)."""
