@@ -1,7 +1,7 @@
 """Table "eager": one eager ``graphc.numpy`` op next to NumPy's own call on the same data.
 
 graphc runs on ``gc.Tensor`` inputs wrapping the very arrays NumPy gets, so the difference
-is graphc's per-op overhead: argument handling in ``ops/registry.py:bind``, weak-scalar
+is graphc's per-op overhead: argument handling in ``core/registry.py:bind``, weak-scalar
 resolution, and wrapping the result in a ``Tensor``.
 """
 

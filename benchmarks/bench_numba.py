@@ -27,8 +27,8 @@ from benchmarks.runner import (
     render_table,
 )
 from benchmarks.workloads import collatz_steps, newton_sqrt, np_newton_sqrt, np_power, power
-from graphc.runtime.cpu import numba_cpu, parallel
 from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import numba_cpu, parallel
 
 
 def plus_one(x):

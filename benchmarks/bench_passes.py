@@ -17,10 +17,10 @@ import numpy as np
 import graphc as gc
 from benchmarks.runner import fmt_ratio, fmt_time, measure, render_table, yes_no
 from graphc.core.registry import get
+from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
 from graphc.passes import optimize
 from graphc.passes.graphs import count_ops
-from graphc.ir.graph import Aval
-from graphc.core.trace import TraceContext
 
 SIZES = (1_000, 10_000)
 TARGET_RATIO = 12.0  # time(10x nodes) / time(1x nodes)

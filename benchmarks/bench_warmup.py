@@ -49,7 +49,7 @@ if mode == "script":
     f(x); f(x)
     out["compiled"] = ex.backend == "numba"
     out["origin"] = ex.origin
-    from graphc.runtime import compile_worker
+    from graphc.runtime.cpu import compile_worker
     w = compile_worker._worker
     out["worker_pid"] = w.proc.pid if w is not None else None
 elif mode == "alone":

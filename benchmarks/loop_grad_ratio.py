@@ -22,8 +22,8 @@ import numpy as np
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime.cpu import numba_cpu
 from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import numba_cpu
 
 SIZES = (16, 1000)
 TRIPS = (100, 1000, 4000)

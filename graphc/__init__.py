@@ -3,9 +3,23 @@
 Public API re-exports only; each name is defined in the module that owns it.
 """
 
-from graphc import autograph, config, debugging, errors, math, random
+from graphc import (  # graphc.dask imports Dask only when used
+    autograph,
+    config,
+    dask,
+    debugging,
+    errors,
+    math,
+    numpy,
+    random,
+    saved_model,
+    version,
+)
 from graphc.config import functions_run_eagerly, run_functions_eagerly
 from graphc.core.device_scope import device
+from graphc.core.spec import TensorSpec
+from graphc.core.tensor import Tensor
+from graphc.core.trace import executing_eagerly
 from graphc.dtypes import bool_ as bool
 from graphc.dtypes import (
     complex64,
@@ -19,6 +33,7 @@ from graphc.dtypes import (
     int64,
     uint8,
 )
+from graphc.functions.function import Function, clear_caches, function
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
 from graphc.ops.control.flow import cond, switch_case, while_loop
 from graphc.ops.creation import constant, convert_to_tensor
@@ -76,11 +91,6 @@ from graphc.tf_api import tf_ones as ones
 from graphc.tf_api import tf_reshape as reshape
 from graphc.tf_api import tf_transpose as transpose
 from graphc.tf_api import tf_zeros as zeros
-from graphc.functions.function import Function, clear_caches, function
-from graphc.functions.signature import TensorSpec
-from graphc.core.tensor import Tensor
-from graphc.core.tensor import install as _install
-from graphc.core.trace import executing_eagerly
 from graphc.transforms.batching import vectorized_map
 from graphc.transforms.custom_gradient import custom_gradient
 from graphc.transforms.graph_gradients import gradients
@@ -88,9 +98,46 @@ from graphc.transforms.map_fn import map_fn
 from graphc.transforms.tape import GradientTape, stop_gradient
 from graphc.variables import Variable
 
-_install()
-del _install
+__version__ = version.__version__
 
-__version__ = "0.1.0"
-# after the ops they use are registered; graphc.dask imports Dask only when used
-from graphc import dask, saved_model  # noqa: E402
+# ------------------------------------------------------------------ the composition root
+# The layers below reach up only through the slots filled here, once (the table of hooks
+# and who fills them: docs/architecture.md).
+from graphc.core import device_names as _device_names  # noqa: E402
+from graphc.core import hooks as _hooks  # noqa: E402
+from graphc.core.tensor import install as _install_tensor  # noqa: E402
+from graphc.dask import api as _dask_api  # noqa: E402
+from graphc.functions import function as _function_module  # noqa: E402
+from graphc.ops import indexing as _indexing  # noqa: E402
+from graphc.ops.operators import install_operators as _install_operators  # noqa: E402
+from graphc.transforms import batching as _batching  # noqa: E402
+from graphc.transforms import graph_vjp as _graph_vjp  # noqa: E402
+from graphc.transforms import tape as _tape  # noqa: E402
+
+# Tensor's methods and operators (graphc.numpy serves t.sum(), t.reshape(), ...)
+_install_tensor(numpy, _indexing, _install_operators)
+# a recording GradientTape sees every op bind runs or a trace records
+_hooks.record_bind = _tape.record_bind
+_hooks.record_node = _tape.record_node
+_hooks.on_variable_read = _tape.on_variable_read
+_hooks.gradient_tape = _tape.GradientTape
+_hooks.unrecorded = _tape.unrecorded
+# the control-flow ops' gradient and batching rules walk their branches and bodies
+_hooks.graph_vjp = _graph_vjp
+_hooks.batch_graph = _batching.walk_graph
+
+
+def _cuda_backend():
+    """The CUDA backend module, imported when a GPU is first asked for."""
+    from graphc.runtime import cuda  # deferred: only programs that ask for a GPU load it
+
+    return cuda
+
+
+_hooks.cuda_backend = _cuda_backend
+# a gc.function called with Dask arrays runs block by block
+_function_module.call_handlers.append(("dask.array", _dask_api.dask_call))
+# gc.config's device lists live with the device names, a layer above gc.config's
+config.list_devices = _device_names.list_devices
+config.list_physical_devices = _device_names.list_physical_devices
+config.list_logical_devices = _device_names.list_logical_devices

@@ -7,7 +7,9 @@ Public surface (re-exported as ``gc.config``):
   of ``gc.run_functions_eagerly``; both names set the same switch)
 * ``optimizer.set_options({...})`` / ``optimizer.get_options()``
 * ``list_devices()``, ``list_physical_devices(device_type=None)``,
-  ``list_logical_devices(device_type=None)`` (docs/devices.md)
+  ``list_logical_devices(device_type=None)`` (docs/devices.md): defined with the device
+  names in ``graphc/core/device_names.py`` (they need the devices, a layer above this
+  one) and added to this namespace by the face, ``graphc/__init__.py``
 
 Environment variables (read here and nowhere else):
 
@@ -145,40 +147,60 @@ def jit_mode() -> str:
     return mode
 
 
-def list_devices() -> list[str]:
-    """Short names of the devices graphc can place work on, e.g. ``["cpu:0", "cuda:0"]``
-    (pass one to ``gc.device``)."""
-    from graphc.core import device_names as names
-
-    return names.short_names()
+# --- the compiled runtime's environment (graphc/runtime/): read here, nowhere else ---
 
 
-def list_physical_devices(device_type=None) -> list:
-    """TensorFlow's ``tf.config.list_physical_devices``: ``PhysicalDevice(name=
-    "/physical_device:GPU:0", device_type="GPU")`` objects, only ``device_type``'s
-    (``"CPU"``, ``"GPU"``; ``None``: all).
-
-    >>> gc.config.list_physical_devices("CPU")
-    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
-    """
-    from graphc.core import device_names as names
-
-    return [names.PhysicalDevice(f"/physical_device:{names.tf_index(d)}",
-                                 names.device_type_of(d)) for d in _listed(device_type)]
+def compile_worker_enabled() -> bool:
+    """False when ``GRAPHC_COMPILE_WORKER=0`` (or empty): background compiles run in a
+    thread of this process instead of a worker process (docs/runtime.md)."""
+    return os.environ.get("GRAPHC_COMPILE_WORKER", "1") not in ("", "0")
 
 
-def list_logical_devices(device_type=None) -> list:
-    """TensorFlow's ``tf.config.list_logical_devices``: ``LogicalDevice(name=
-    "/device:GPU:0", device_type="GPU")`` objects (pass one to ``gc.device``), only
-    ``device_type``'s (``"CPU"``, ``"GPU"``; ``None``: all)."""
-    from graphc.core import device_names as names
-
-    return [names.LogicalDevice(f"/device:{names.tf_index(d)}", names.device_type_of(d))
-            for d in _listed(device_type)]
+def native_load_enabled() -> bool:
+    """False when ``GRAPHC_NATIVE_LOAD=0`` (or empty): programs on disk are always loaded
+    through Numba, never linked from their saved machine code."""
+    return os.environ.get("GRAPHC_NATIVE_LOAD", "1") not in ("", "0")
 
 
-def _listed(device_type) -> list[str]:
-    from graphc.core import device_names as names
+def parallel_loops_enabled() -> bool:
+    """False when ``GRAPHC_PARALLEL=0``: generated loops never use ``numba.prange``."""
+    return os.environ.get("GRAPHC_PARALLEL", "1") != "0"
 
-    kinds = names.device_types(device_type)
-    return [d for d in names.short_names() if d.partition(":")[0] in kinds]
+
+def numba_cache_dir() -> str:
+    """Numba's ``NUMBA_CACHE_DIR`` ("" when unset): where Numba would cache programs
+    instead of beside graphc's checked entries (graphc then does not let it)."""
+    return os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+def numba_threading_layer(default: str) -> str:
+    """Numba's ``NUMBA_THREADING_LAYER``, or ``default`` when unset."""
+    return os.environ.get("NUMBA_THREADING_LAYER", default)
+
+
+def numba_num_threads() -> int | None:
+    """Numba's ``NUMBA_NUM_THREADS`` as a positive int, None when unset or not one."""
+    value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def use_cache_dir(path: str) -> None:
+    """Make :func:`cache_dir` return ``path`` in this process and its children (sets
+    ``GRAPHC_CACHE_DIR``; the compile worker uses its parent's directory this way)."""
+    os.environ["GRAPHC_CACHE_DIR"] = path
+
+
+def openmp_wait_policy_set() -> bool:
+    """True when the user chose how idle OpenMP threads wait (``OMP_WAIT_POLICY`` or
+    ``GOMP_SPINCOUNT`` set): graphc then leaves it alone."""
+    return bool({"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ))
+
+
+def set_openmp_passive(passive: bool) -> None:
+    """Set ``OMP_WAIT_POLICY=PASSIVE`` (OpenMP reads it when a threading layer's library
+    loads) or remove it again; only for a window graphc opened itself
+    (``runtime/cpu/thread_layer.passive_openmp``)."""
+    if passive:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    else:
+        os.environ.pop("OMP_WAIT_POLICY", None)

@@ -18,7 +18,7 @@ assert_greater failed: condition x > y did not hold element-wise ...
 
 from __future__ import annotations
 
-from graphc.ops.effects import assert_op
+from graphc.ops.effects import Assert, assert_op  # noqa: F401 - Assert: gc.debugging.Assert
 
 
 def assert_equal(x, y, message=None, summarize=None, name=None):
@@ -78,16 +78,3 @@ def assert_all_finite(x, message=None, name=None):
     """
     assert_op("all_finite", (x,), message)
     return x
-
-
-def Assert(condition, data, summarize=None, name=None):
-    """Check that ``condition`` (a boolean scalar, or all elements of a boolean tensor) is
-    true; if not, raise with ``data`` (strings and tensors) in the message.
-
-    ``assert cond, msg`` in AutoGraph-converted code becomes ``Assert(cond, [msg])``.
-
-    >>> gc.debugging.Assert(x > 0, ["x must be positive, got", x])   # doctest: +SKIP
-    """
-    if isinstance(data, str):
-        data = [data]
-    assert_op("assert", (condition,), data=tuple(data), summarize=summarize)

@@ -131,18 +131,10 @@ def tf_literal(value, dtype=None) -> np.ndarray:
     return arr
 
 
-def weak_dtype(value, strong: list) -> np.dtype:
-    """The dtype a weak Python scalar takes next to tensors of dtypes ``strong``."""
-    if not strong:
-        return numpy_literal(value).dtype
-    return np.result_type(*strong, value)
-
-
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """``gnp.result_type``: NumPy 2's promotion of tensors, arrays, dtypes and scalars."""
-    from graphc.core.tensor import Tensor
-
-    args = [a.dtype if isinstance(a, Tensor) else a for a in arrays_and_dtypes]
+    # tensors and arrays count by their dtype (never weak); Python numbers stay weak
+    args = [a if isinstance(a, type) else getattr(a, "dtype", a) for a in arrays_and_dtypes]
     return np.result_type(*args)
 
 

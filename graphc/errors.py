@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+from graphc import source_info
+
 _registries: dict = {}  # user file of a mapped (generated-code) frame -> warning registry
 
 
@@ -18,8 +20,6 @@ def warn(message, category=None, at=None) -> None:
     call site: the innermost frame that is not graphc's own code; ``at=(file, line)``
     names the site instead (a warning from a background thread: where the user's code
     was traced)."""
-    from graphc import source_info
-
     site = source_info.user_site(2) if at is None else (at[0], at[1], None)
     if site is None:  # no user frame (graphc calling itself): the caller's line
         warnings.warn(message, category, stacklevel=3)

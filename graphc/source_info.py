@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import sys
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+from graphc import config
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
 
 # filename of generated code -> callable(lineno) -> (user_file, user_line) or None
@@ -77,8 +79,6 @@ def where() -> str:
 def filter_traceback(tb):
     """``tb`` without graphc's own frames, so a user sees their code; unchanged when
     ``GRAPHC_SHOW_INTERNAL_FRAMES=1``. None if no user frame is left."""
-    from graphc import config
-
     if config.show_internal_frames():
         return tb
     kept = []

@@ -23,13 +23,12 @@ import threading
 
 import numpy as np
 
-from graphc.dtypes import as_dtype, numpy_literal, tf_literal
-from graphc.ops import state
 from graphc import source_info
-from graphc.core import trace
-from graphc.ir.graph import Aval
+from graphc.core import hooks, trace
 from graphc.core.tensor import Tensor, _eager
-from graphc.transforms import tape as _tape
+from graphc.dtypes import as_dtype, numpy_literal, tf_literal
+from graphc.ir.graph import Aval
+from graphc.ops import state
 
 
 class Variable:
@@ -136,8 +135,8 @@ class Variable:
     def read_value(self) -> Tensor:
         """The current value: an eager tensor, or a read node while tracing."""
         t = state.read(self) if trace.active() else _eager(self._current())
-        if _tape.recording:  # a GradientTape records: it may watch this variable
-            _tape.on_variable_read(self, t)
+        if hooks.tapes:  # a GradientTape records: it may watch this variable
+            hooks.on_variable_read(self, t)
         return t
 
     value = read_value

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.runtime.cpu import numba_cpu
 from graphc.core import trace
+from graphc.runtime.cpu import numba_cpu
 
 TIMEOUT = 10.0  # seconds a test waits for its threads (a deadlock fails, not hangs)
 

@@ -224,8 +224,7 @@ def test_jacobian_vectorization_warning_points_at_the_call(monkeypatch):
 def test_cache_warning_points_at_the_call(tmp_path, monkeypatch):
     import os
 
-    from graphc.runtime.cpu import cache_entry
-    from graphc.runtime.cpu import cache_files
+    from graphc.runtime.cpu import cache_entry, cache_files
 
     base = tmp_path / "open"
     base.mkdir()

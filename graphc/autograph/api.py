@@ -18,10 +18,9 @@ import sys
 import types
 import weakref
 
-from graphc import errors
+from graphc import errors, source_info
 from graphc.autograph import operators, origin, transformer
 from graphc.errors import AutographError
-from graphc import source_info
 
 _SKIP_PACKAGES = {"graphc", "numpy", "numba", "scipy", "networkx", "builtins", "pytest",
                   "_pytest", "pluggy"}
@@ -111,6 +110,19 @@ def converted(func):
     return func
 
 
+def call(func, /, *args, **kwargs):
+    """``func(*args, **kwargs)`` from converted code: the builtins ``operators.call_builtin``
+    handles become ops on tensors; user functions, methods and callable objects are
+    converted first."""
+    out = operators.call_builtin(func, args, kwargs)
+    return converted(func)(*args, **kwargs) if out is NotImplemented else out
+
+
+#: what converted code sees as ``ag__``: the operators, and ``call`` (which converts)
+NAMESPACE = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__},
+                                  call=call)
+
+
 def _is_user(f) -> bool:
     code = f.__code__
     if getattr(f, _MARK, False) or code in origin.generated_codes:
@@ -135,7 +147,7 @@ def _convert(f):
     if entry.error is not None:
         conv = f
     else:
-        conv = origin.compile_function(entry.node, f, entry.ag_name, operators)
+        conv = origin.compile_function(entry.node, f, entry.ag_name, NAMESPACE)
     _by_function[f] = conv
     return conv
 

@@ -11,12 +11,12 @@ import operator
 
 import numpy as np
 
-from graphc.ops.control import flow as control
-from graphc.ops.control.trace import Site, is_symbolic, scalar_bool, stage_branches
-from graphc import nest
-from graphc import source_info
+from graphc import nest, source_info
 from graphc.core import trace
 from graphc.core.tensor import Tensor
+from graphc.ops.control import flow as control
+from graphc.ops.control.trace import Site, is_symbolic, scalar_bool, stage_branches
+from graphc.tf_api import logical_and, logical_not
 
 
 def here() -> str:
@@ -147,12 +147,8 @@ def compare_chain(left, *steps):
         right = steps[k + 1]()
         result = _COMPARE[steps[k]](left, right)
         if isinstance(result, Tensor):
-            from graphc.tf_api import logical_and
-
             joined = result if joined is None else logical_and(joined, result)
         elif joined is not None:
-            from graphc.tf_api import logical_and
-
             joined = logical_and(joined, bool(result))
         elif not result:
             return result
@@ -163,7 +159,5 @@ def compare_chain(left, *steps):
 def not_(value):
     """``not value``; elementwise ``logical_not`` for a symbolic tensor."""
     if is_symbolic(value):
-        from graphc.tf_api import logical_not
-
         return logical_not(as_bool(value))
     return not value

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc import errors
+from graphc import errors, nest
 from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
+from graphc.core import trace
+from graphc.core.tensor import Tensor, _symbolic
 from graphc.errors import AutographError
 from graphc.ops.control import flow as control
 from graphc.ops.control.loop import stage_loop
@@ -21,10 +23,9 @@ from graphc.ops.control.trace import (
     UndefinedReturnValue,
     is_symbolic,
 )
+from graphc.ops.shape import shape as shape_op
 from graphc.ops.tensor_array.array import unshaped_to_shaped
-from graphc import nest
-from graphc.core import trace
-from graphc.core.tensor import Tensor, _symbolic
+from graphc.tf_api import logical_and, where
 
 UNROLL_WARNING_ITERATIONS = 100  # a Python loop unrolled into a graph beyond this warns
 _warned_unroll: set = set()
@@ -147,8 +148,6 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
         go = counter[1](leaves[0])
         more = test() if test is not None else True
         if is_symbolic(more) or not isinstance(more, bool | np.bool_):
-            from graphc.tf_api import logical_and
-
             return logical_and(go, as_bool(more))
         return go if more else False
 
@@ -197,8 +196,6 @@ def _stage_for(iterable, extra_test, body, get_state, set_state, names):
     if rng is not None:
         start, stop, step = rng
         if isinstance(step, Tensor):
-            from graphc.tf_api import where
-
             def cond(i):
                 return where(step > 0, i < stop, i > stop)
         else:
@@ -213,8 +210,6 @@ def _stage_for(iterable, extra_test, body, get_state, set_state, names):
         if shape[0] is not None:
             n = shape[0]
         else:
-            from graphc.ops.shape import shape as shape_op
-
             n = shape_op(iterable, out_type=np.int64)[0]
         counter = (np.asarray(0, np.int64), lambda i: i < n, lambda i: iterable[i],
                    lambda i: i + 1)

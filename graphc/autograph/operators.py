@@ -4,7 +4,9 @@ Every operator dispatches on its condition's value, so converted code behaves ex
 like the original on Python values (the as-if rule): a Python condition just runs
 ``body() if cond else orelse()`` or the Python loop. A *symbolic* tensor condition
 stages the statement as a graph ``cond`` or ``while_loop`` (``graphc.ops.control.flow``).
-Statements live in ``conditionals.py`` and ``loops.py``; calls, casts and asserts here.
+Statements live in ``conditionals.py`` and ``loops.py``; calls of builtins, casts and
+asserts here. ``api.py`` builds the namespace converted code sees from these and
+``call``.
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ from graphc.autograph.conditionals import (
 )
 from graphc.autograph.loops import for_stmt, while_stmt
 from graphc.errors import AutographError
-from graphc.ops.control.trace import Undefined, UndefinedReturnValue, is_symbolic
 from graphc.ops.control.staged_lists import outer_construct
+from graphc.ops.control.trace import Undefined, UndefinedReturnValue, is_symbolic
+from graphc.ops.creation import arange
+from graphc.ops.effects import Assert, print_
+from graphc.ops.shape import shape as shape_op
+from graphc.tf_api import cast
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
-           "or_", "not_", "compare_chain", "if_exp", "call", "assert_stmt", "ld", "ldu",
+           "or_", "not_", "compare_chain", "if_exp", "call_builtin", "assert_stmt", "ld", "ldu",
            "ldc", "defined", "retval"]
 
 
@@ -86,11 +92,14 @@ def retval(value, returned=True, name=None):
 _CASTS = {builtins.int: np.int64, builtins.float: np.float64}
 
 
-def call(func, /, *args, **kwargs):
-    """``func(*args, **kwargs)``: user functions are converted first; ``int``, ``float``,
-    ``bool``, ``len`` and ``range`` of symbolic tensors become graph ops, and ``print``
-    of one becomes ``gc.print`` (it prints each time the graph runs, as TensorFlow's
-    AutoGraph turns ``print`` into ``tf.print``)."""
+def call_builtin(func, args, kwargs):
+    """``func(*args, **kwargs)`` when ``func`` is a builtin that converted code treats
+    specially, else ``NotImplemented`` (``ag__.call``, in ``api.py``, then converts a user
+    function and calls it): ``int``, ``float``, ``bool``, ``len`` and ``range`` of
+    symbolic tensors become graph ops, and ``print`` of one becomes ``gc.print`` (it
+    prints each time the graph runs, as TensorFlow's AutoGraph turns ``print`` into
+    ``tf.print``); a list method changing a list a staged construct must not change
+    raises."""
     if type(func) is _BUILTIN_METHOD and type(getattr(func, "__self__", None)) is list \
             and func.__name__ in _LIST_MUTATORS:
         construct = outer_construct(func.__self__)
@@ -98,26 +107,19 @@ def call(func, /, *args, **kwargs):
             raise AutographError(_list_mutation_message(func.__name__, construct))
     if args and is_symbolic(args[0]) and len(args) == 1 and not kwargs:
         if func in _CASTS:
-            from graphc.tf_api import cast
-
             return cast(args[0], _CASTS[func])
         if func is builtins.bool:
             return as_bool(args[0])
         if func is builtins.len:
             return _len(args[0])
     if func is builtins.range and any(is_symbolic(a) for a in args):
-        from graphc.ops.creation import arange
-
         return arange(*args)
     if func is builtins.print and any(is_symbolic(a) for a in args):
         # a traced tensor has no value to print now: print it when the graph runs
-        from graphc.ops.effects import print_
 
         kwargs.pop("flush", None)
         return print_(*args, **kwargs)
-    from graphc.autograph.api import converted
-
-    return converted(func)(*args, **kwargs)
+    return NotImplemented
 
 
 _BUILTIN_METHOD = type([].append)
@@ -160,7 +162,6 @@ def _len(t):
         raise TypeError(f"len() of a tensor of shape {shape} (a scalar) is undefined")
     if shape[0] is not None:
         return shape[0]
-    from graphc.ops.shape import shape as shape_op
 
     return shape_op(t, out_type=np.int64)[0]
 
@@ -170,12 +171,6 @@ def assert_stmt(test, msg=None):
     if not __debug__:
         return
     if is_symbolic(test):
-        try:
-            from graphc.debugging import Assert
-        except ImportError:
-            raise AutographError(
-                f"`assert` on a tensor at {here()} needs gc.debugging.Assert, which this "
-                "build does not have; use an `if` that raises, or gc.numpy_function") from None
         text = msg() if msg is not None else f"assertion failed at {here()}"
         Assert(as_bool(test), [text])
         return

@@ -71,12 +71,6 @@ def set_ctx(node, ctx):
     return node
 
 
-def names_tuple(names, ctx=None) -> ast.Tuple:
-    """``(a, b,)`` as a tuple expression (always a tuple, also for one name)."""
-    ctx = ctx or ast.Load()
-    return ast.Tuple(elts=[ast.Name(id=n, ctx=type(ctx)()) for n in names], ctx=ctx)
-
-
 def strings_tuple(names) -> ast.Tuple:
     """``('a', 'b')``: the symbol names AutoGraph passes for error messages."""
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())

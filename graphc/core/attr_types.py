@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ir.graph import ConstArray, Graph
+from graphc.ir.graph import Aval, ConstArray, Graph
 
 
 class AttrType:
@@ -40,9 +40,34 @@ def _exact(*types):
     return lambda v: type(v) in types
 
 
-def _is_variable_ref(v) -> bool:
-    from graphc.ops.state import VariableRef  # state declares its ops with these kinds
+class VariableRef:
+    """A hashable reference to a variable, by identity (``v.ref()``, TensorFlow's name).
 
+    Variables compare elementwise like tensors, so they cannot be dict keys or node attrs
+    themselves; their refs can.
+    """
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable):
+        self._variable = variable
+
+    def deref(self):
+        """The variable this refers to."""
+        return self._variable
+
+    def __hash__(self):
+        return id(self._variable)
+
+    def __eq__(self, other):
+        return isinstance(other, VariableRef) and other._variable is self._variable
+
+    def __repr__(self):
+        v = self._variable
+        return f"<gc.Variable {v.name!r} {Aval(v.shape, v.dtype)}>"
+
+
+def _is_variable_ref(v) -> bool:
     return type(v) is VariableRef
 
 

@@ -4,14 +4,15 @@ graphc names a device by its short form, ``"cpu:0"`` or ``"cuda:N"``. ``resolve`
 that and TensorFlow's spellings (``"/device:CPU:0"``, ``"/GPU:0"``, ``"GPU:0"``,
 ``"/job:localhost/replica:0/task:0/device:GPU:0"``, any letter case) and objects with a
 ``.name`` (``LogicalDevice``, TensorFlow's own included), and checks that the device
-exists. GPUs are counted by ``graphc.runtime.cuda`` (imported only when asked).
+exists. GPUs are counted by the CUDA backend (``hooks.cuda_backend``: imported only when
+asked).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import NamedTuple
 
+from graphc.core import hooks
 from graphc.errors import DeviceError
 
 CPU = "cpu:0"
@@ -48,8 +49,8 @@ def gpu_count() -> int:
 
 def cuda_backend():
     """The ``graphc.runtime.cuda`` module (imported on first use: it imports Numba's
-    CUDA target only when asked for a GPU)."""
-    return importlib.import_module("graphc.runtime.cuda")
+    CUDA target only when asked for a GPU), through the hook the face fills."""
+    return hooks.cuda_backend()
 
 
 def short_names() -> list[str]:
@@ -153,3 +154,35 @@ def _missing_message(given, short, existing, what) -> str:
                "simulator")
     return (f"{what}({given!r}): there is no device {short}: {why}. Devices that exist: "
             f"{', '.join(existing)}")
+
+
+# ------------------------------------- gc.config.list_*devices (the face puts them in gc.config)
+def list_devices() -> list[str]:
+    """Short names of the devices graphc can place work on, e.g. ``["cpu:0", "cuda:0"]``
+    (pass one to ``gc.device``)."""
+    return short_names()
+
+
+def list_physical_devices(device_type=None) -> list:
+    """TensorFlow's ``tf.config.list_physical_devices``: ``PhysicalDevice(name=
+    "/physical_device:GPU:0", device_type="GPU")`` objects, only ``device_type``'s
+    (``"CPU"``, ``"GPU"``; ``None``: all).
+
+    >>> gc.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    return [PhysicalDevice(f"/physical_device:{tf_index(d)}", device_type_of(d))
+            for d in _listed(device_type)]
+
+
+def list_logical_devices(device_type=None) -> list:
+    """TensorFlow's ``tf.config.list_logical_devices``: ``LogicalDevice(name=
+    "/device:GPU:0", device_type="GPU")`` objects (pass one to ``gc.device``), only
+    ``device_type``'s (``"CPU"``, ``"GPU"``; ``None``: all)."""
+    return [LogicalDevice(f"/device:{tf_index(d)}", device_type_of(d))
+            for d in _listed(device_type)]
+
+
+def _listed(device_type) -> list[str]:
+    kinds = device_types(device_type)
+    return [d for d in short_names() if d.partition(":")[0] in kinds]

@@ -7,7 +7,7 @@ device array; anything that needs the values on the host (``t.numpy()``,
 predicate) copies them to the host once and keeps that copy (tensors are immutable).
 
 Eager ops on device tensors never reach that host copy: ``registry.bind`` sends them to
-``graphc.functions.placement``, which runs them on the device. The hot CPU paths test
+``graphc.core.placement``, which runs them on the device. The hot CPU paths test
 ``type(x) is Tensor``, so a device tensor always takes the slower, device-aware path.
 """
 
@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.core import device_names as names
 from graphc.core.tensor import Tensor
+from graphc.ir.graph import Aval
+
+made: list[bool] = []  # [True] once any device tensor was made (a cheap test for bind)
 
 
 class DeviceTensor(Tensor):
@@ -28,9 +32,7 @@ class DeviceTensor(Tensor):
         """The value on the host (copied from the device on first use, then kept)."""
         host = self._host
         if host is None:
-            from graphc.functions import placement
-
-            host = placement.to_host(self._dev, self._device)
+            host = to_host(self._dev)
             host.flags.writeable = False
             self._host = host
         return host
@@ -41,8 +43,6 @@ class DeviceTensor(Tensor):
 
     @property
     def aval(self):
-        from graphc.ir.graph import Aval
-
         return Aval(self._shape, self._dtype)
 
     @property
@@ -74,14 +74,29 @@ class DeviceTensor(Tensor):
 
 def _on_device(values: np.ndarray, device: str) -> Tensor:
     """``values`` as a new tensor on ``device`` (a ``DeviceError`` if it is missing)."""
-    import graphc as gc
+    device = names.resolve(device)  # a DeviceError if it is missing here
+    return wrap(to_device(values, device), device)
 
-    with gc.device(device):
-        return gc.constant(values)
+
+def index(device: str) -> int:
+    """The device number of a short name (``"cuda:1"`` -> 1)."""
+    return int(device.partition(":")[2])
+
+
+def to_host(dev_array) -> np.ndarray:
+    """Copy a device array to a new host ``ndarray``."""
+    return np.asarray(names.cuda_backend().to_host(dev_array))
+
+
+def to_device(array, device: str):
+    """Copy a host array to ``device``; its device array."""
+    return names.cuda_backend().to_device(np.asarray(array), index(device))
 
 
 def wrap(dev_array, device: str) -> DeviceTensor:
     """A ``DeviceTensor`` holding ``dev_array`` (not copied) on ``device``."""
+    if not made:
+        made.append(True)
     t = object.__new__(DeviceTensor)
     t._sym = None
     t._dev = dev_array

@@ -21,6 +21,10 @@ import numpy as np
 
 from graphc import errors
 
+#: code objects of the functions that run a graph's steps (``interpreter.execute`` adds
+#: its own): :func:`_report` finds the step being run in the innermost such frame
+runner_codes: set = set()
+
 
 def user_errstate():
     """A context in which NumPy's floating-point warnings go to :func:`_report`; a no-op
@@ -33,12 +37,10 @@ def user_errstate():
 
 def _report(kind: str, _flag: int) -> None:
     """Called by NumPy for one floating-point error kind of one ufunc call."""
-    from graphc.core import interpreter
-
     frame = sys._getframe(1)
     node = None
     while frame is not None:
-        if frame.f_code is interpreter.execute.__code__:
+        if frame.f_code in runner_codes:
             step = frame.f_locals.get("step")
             node = step[-1] if step else None
             break

@@ -19,8 +19,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from graphc.core import fp_errors
 from graphc.core.fp_errors import user_errstate
+from graphc.core.op_errors import kernel_error
 from graphc.ir.graph import Graph
+from graphc.ir.printer import node_signature
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -168,9 +171,6 @@ def _build_plan(graph: Graph) -> Plan:
 
 def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
     """The user-facing error for ``error`` raised while running one step."""
-    from graphc.core.registry import kernel_error
-    from graphc.ir.printer import node_signature
-
     ins, node = step[1], step[-1]
     where = f" (while executing {node_signature(graph, node)}"
     where += f", traced at {node.src})" if node.src else ")"
@@ -182,3 +182,6 @@ def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
         # from its body already names the user's op and line.
         error.add_note(where.strip()[1:-1])
     return wrapped
+
+
+fp_errors.runner_codes.add(execute.__code__)  # where a NumPy warning finds its node

@@ -2,8 +2,10 @@
 
 An ``OpDef`` carries everything an op *is*: ``infer`` (shapes and dtypes from avals),
 ``ref`` (the NumPy implementation: eager mode, constant folding and the reference
-interpreter all call it), room for a fused-loop ``scalar`` template, a Numba ``kernel``,
-a ``cuda`` kernel and a ``grad`` rule, and whether it is ``stateful``.
+interpreter all call it), a fused-loop ``scalar`` template, the ``grad``, ``batch`` and
+``blocks`` rules, and whether it is ``stateful``. How a backend runs an op is not here:
+each backend keeps its own lowering table keyed by op (``runtime/cpu/kernels.py``,
+``runtime/cuda/lowering.py``).
 
 ``bind(op, *args, **attrs)`` runs ``ref`` at once on eager inputs, or appends a node to
 the graph being traced. Tensor arguments are positional; static parameters (axis, shape,
@@ -17,30 +19,29 @@ from typing import Callable
 
 import numpy as np
 
-from graphc import config
-from graphc.functions import placement as _placement
+from graphc import config, source_info
+from graphc.core import contexts, hooks, weak
 from graphc.core import device_scope as _scope
-from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
-from graphc.errors import InvalidArgumentError, InvalidIndexError, SymbolicTensorError
-from graphc.core.weak_scalars import _WEAK_ARRAYS, _all_weak, _weak_array
-from graphc import source_info
-from graphc.core import trace
-from graphc.core import weak
+from graphc.core import placement as _placement
 from graphc.core.device_tensor import DeviceTensor
+from graphc.core.device_tensor import made as _made
+from graphc.core.op_errors import kernel_error
 from graphc.core.tensor import Tensor, _eager
-from graphc.transforms import tape as _tape
+from graphc.core.weak_scalars import _WEAK_ARRAYS, _all_weak, _weak_array
+from graphc.dtypes import PYTHON_SCALARS, check_strict, numpy_literal
+from graphc.errors import SymbolicTensorError
 
 _REGISTRY: dict[str, "OpDef"] = {}
 # ``if _open and _local.stack``: the calling thread traces. ``_open`` (contexts open in
 # any thread) is a plain list, so while no thread traces the test costs what one list's
 # truth does; the thread-local stack is read only while some thread traces.
-_open = trace.open_contexts
-_local = trace.local
-_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_open = contexts.open_contexts
+_local = contexts.local
+_taping = hooks.tapes  # non-empty while a GradientTape records (any thread)
 _state = config.state
 # ``if _placing and _scoped.stack``: the calling thread has a device scope open while some
 # thread places work on an accelerator; ``_made``: some device tensor exists
-_placing, _scoped, _made = _scope.placing, _scope.local, _placement.made
+_placing, _scoped = _scope.placing, _scope.local
 
 ALL = "all"
 
@@ -54,6 +55,16 @@ class _NotDifferentiable:
 
 
 NOT_DIFFERENTIABLE = _NotDifferentiable()
+
+
+class Grads(tuple):
+    """A rule's cotangents, one per argument, plus ``variables``: ``{variable.ref():
+    cotangent}`` for the variables read inside the op's subgraphs."""
+
+    def __new__(cls, grads, variables):
+        out = super().__new__(cls, grads)
+        out.variables = variables
+        return out
 
 
 @dataclass(eq=False)
@@ -71,8 +82,6 @@ class OpDef:
       per-element template for fused loops (``"({0} + {1})"``).
     * ``ref`` must raise plain ``ValueError``/``IndexError``/``TypeError``: ``bind`` and the
       interpreter wrap them into user-facing errors naming the op and the user's line.
-    * ``kernel`` / ``cuda``: compiled implementations (filled in by the runtime issues);
-      ``None`` means the op runs its NumPy ``ref`` inside compiled code.
     * ``batch(args, dims, **attrs) -> (outputs, out_dims)``: the op on operands that carry
       an extra batch axis (``dims[i]``: its position in argument ``i``, ``None``:
       unbatched), written with ops through ``bind``; may return ``NotImplemented`` for a
@@ -93,14 +102,11 @@ class OpDef:
     multiple_results: bool = False
     elementwise: bool = False
     scalar: str | None = None
-    kernel: Callable | None = None
-    cuda: Callable | None = None
     stateful: bool = False
     grad: Callable | None = None
     batch: Callable | None = None
     attrs: dict | None = None
     blocks: object = None
-    doc: str = ""
     extra: dict = field(default_factory=dict)
 
     def __repr__(self):
@@ -191,9 +197,7 @@ def _bind_weak(op: OpDef, args, attrs):
         for i in at:
             dtype = np.result_type(*strong, weak.python_kind(args[i].dtype))
             if dtype != args[i].dtype:
-                from graphc.ops.elementwise import CAST
-
-                args[i] = bind(CAST, args[i], dtype=dtype)
+                args[i] = args[i].astype(dtype)  # the cast op, through Tensor's methods
         return _local.stack[-1].bind(op, _operands(op, args), attrs)
     out = _local.stack[-1].bind(op, _operands(op, args), attrs)
     for t in out if isinstance(out, list | tuple) else (out,):
@@ -219,7 +223,7 @@ def bind(op: OpDef, *args, **attrs):
     """Apply ``op``: run it now on eager inputs, or record it in the graph being traced
     (and on the calling thread's recording ``GradientTape``s)."""
     if _taping:
-        return _tape.record_bind(_bind, op, args, attrs)
+        return hooks.record_bind(_bind, op, args, attrs)
     return _bind(op, args, attrs)
 
 
@@ -279,29 +283,6 @@ def _bind(op: OpDef, args, attrs):
     if op.multiple_results:
         return [_eager(o) for o in out]
     return _eager(out)
-
-
-def kernel_error(op: OpDef, error: Exception, arrays, where: str) -> Exception:
-    """Wrap an exception raised by an op's implementation into a user-facing error."""
-    shapes = ", ".join(_describe(a) for a in arrays)
-    text = f"{op.name}({shapes}): {error}{where}"
-    if isinstance(error, (InvalidArgumentError, SymbolicTensorError)):
-        return error
-    if op.extra.get("runs_user_code"):  # numpy_function etc.: the user's own exception
-        return error
-    if isinstance(error, TypeError):
-        return TypeError(text)
-    if isinstance(error, IndexError):
-        return InvalidIndexError(text)
-    if isinstance(error, (ValueError, IndexError, ArithmeticError)):
-        return InvalidArgumentError(text)
-    return error
-
-
-def _describe(a) -> str:
-    if isinstance(a, np.ndarray):
-        return f"{a.dtype}{list(a.shape)}"
-    return type(a).__name__
 
 
 # --------------------------------------------------------------------------- fast calls

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.errors import SymbolicTensorError
 from graphc import source_info
+from graphc.core import contexts
+from graphc.dtypes import numpy_literal
+from graphc.errors import SymbolicTensorError
+from graphc.ir.graph import Aval
 
 _OPERAND_TYPES = (int, float, bool, complex, np.ndarray, list, tuple, np.generic)
 
@@ -35,7 +38,6 @@ class Tensor:
     __hash__ = None  # unhashable, like NumPy arrays and TensorFlow 2 tensors
 
     def __init__(self, value, dtype=None):
-        from graphc.dtypes import numpy_literal
 
         if isinstance(value, Tensor):
             value = value._np if value._np is not None else value
@@ -51,7 +53,6 @@ class Tensor:
 
     @property
     def aval(self):
-        from graphc.ir.graph import Aval
 
         if self._np is not None:
             return Aval(self._np.shape, self._np.dtype)
@@ -307,12 +308,10 @@ def _to_numpy(obj):
 
 def symbolic_message(t: Tensor, what: str) -> str:
     """The SymbolicTensorError text for asking a traced tensor for its value via ``what``."""
-    from graphc.core import trace
-
     where = source_info.where()
     origin = ""
-    if t._sym is not None and trace.active():
-        args = trace.current().source_arguments(t._sym)
+    if t._sym is not None and contexts.active():
+        args = contexts.current().source_arguments(t._sym)
         if args:
             origin = f", computed from argument {', '.join(repr(a) for a in args)}"
     return (
@@ -344,14 +343,11 @@ def _symbolic(value) -> Tensor:
 _gnp = _indexing = None
 
 
-def install() -> None:
-    """Connect Tensor to the op modules; ``graphc/__init__`` calls it once after they load
-    (they import this module, so it cannot import them at the top)."""
+def install(numpy_namespace, indexing, install_operators) -> None:
+    """Connect Tensor to the layers above the core; the face (``graphc/__init__``) calls it
+    once: ``numpy_namespace`` (``graphc.numpy``) serves the NumPy-named methods
+    (``t.sum()``), ``indexing`` (``graphc.ops.indexing``) ``t[...]``, and
+    ``install_operators(Tensor)`` attaches the Python operators."""
     global _gnp, _indexing
-    from graphc import numpy as gnp
-    from graphc.ops import indexing
-
-    _gnp, _indexing = gnp, indexing
-    from graphc.ops.operators import install_operators
-
+    _gnp, _indexing = numpy_namespace, indexing
     install_operators(Tensor)

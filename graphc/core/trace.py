@@ -14,36 +14,17 @@ thread traces: ``if open_contexts and local.stack``.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
-from graphc.errors import InvalidArgumentError
-from graphc.ir import graph as ir
 from graphc import source_info
 
-
-class _ThreadState(threading.local):
-    """One thread's tracing state: its stack of open trace contexts (innermost last)."""
-
-    def __init__(self):
-        self.stack: list[TraceContext] = []
-
-
-local = _ThreadState()
-# One entry per context open in any thread (list.append/pop are atomic): empty means no
-# thread traces, the one test the eager hot paths make.
-open_contexts: list[None] = []
-
-
-def active() -> bool:
-    """True while the calling thread traces (other threads' traces do not count)."""
-    return bool(open_contexts) and bool(local.stack)
-
-
-def current() -> "TraceContext":
-    """The calling thread's innermost trace context (only while ``active()``)."""
-    return local.stack[-1]
+# the per-thread stack of open contexts (``local.stack``), the list of contexts open in any
+# thread, and their two questions: kept in contexts.py, below Tensor, which asks them too
+from graphc.core.contexts import active, current, local, open_contexts  # noqa: F401
+from graphc.core.registry import get
+from graphc.core.tensor import Tensor, _symbolic
+from graphc.errors import InvalidArgumentError, SymbolicTensorError
+from graphc.ir import graph as ir
 
 
 class TraceContext:
@@ -87,8 +68,6 @@ class TraceContext:
 
     def value_of(self, operand) -> ir.Value:
         """The graph value for an operand: symbolic tensor, eager tensor or ndarray."""
-        from graphc.core.tensor import Tensor
-
         if isinstance(operand, Tensor):
             if operand._np is not None:
                 return self.constant(operand._np)
@@ -104,7 +83,6 @@ class TraceContext:
         if hit is not None:
             return hit[1]
         if self.parent is None or not self.parent.knows(v):
-            from graphc.errors import SymbolicTensorError
 
             raise SymbolicTensorError(
                 "a tensor traced in another gc.function (or a finished trace) was used "
@@ -126,8 +104,6 @@ class TraceContext:
         return False
 
     def constant(self, array: np.ndarray) -> ir.Value:
-        from graphc.core.registry import get
-
         (v,) = self.add_node(get("const"), (), {"value": ir.ConstArray(array)},
                              (ir.Aval(array.shape, array.dtype),))
         return v
@@ -168,8 +144,6 @@ class TraceContext:
 
     def bind(self, op, operands, attrs):
         """Record ``op(*operands, **attrs)``; return symbolic tensor(s)."""
-        from graphc.core.tensor import _symbolic
-
         values = [self.value_of(o) for o in operands]
         attrs = {k: freeze(v) for k, v in attrs.items()}
         try:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import source_info
 from graphc.dtypes import numpy_literal
 from graphc.errors import InvalidArgumentError
-from graphc import source_info
 
 
 def _all_weak(out, weak_at, op) -> None:

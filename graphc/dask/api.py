@@ -15,22 +15,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import nest
+from graphc.core.tensor import Tensor
 from graphc.dask.split import BlockSplitError, Split
 from graphc.dask.stages import Stages
-from graphc import nest
 from graphc.functions.concrete import _TENSOR, _is_tensor_leaf
+from graphc.functions.function import Function, function
 from graphc.functions.signature import TensorSpec, structure_key
-from graphc.core.tensor import Tensor
 
 
 def is_dask_array(x) -> bool:
     t = type(x)
     return t.__name__ == "Array" and t.__module__.startswith("dask.array")
-
-
-def holds_dask_array(args, kwargs) -> bool:
-    """Whether any argument (inside lists, tuples, dicts too) is a Dask array."""
-    return any(is_dask_array(x) for a in (*args, *kwargs.values()) for x in nest.flatten(a)[0])
 
 
 def map_blocks(fn, *args, **kwargs):
@@ -43,8 +39,6 @@ def map_blocks(fn, *args, **kwargs):
     >>> float(y.sum().compute())    # doctest: +SKIP
     2000000.0
     """
-    from graphc.functions.function import Function, function
-
     fn = fn if isinstance(fn, Function) else function(fn)
     out = dask_call(fn, fn._bind(args, kwargs))
     return fn(*args, **kwargs) if out is NotImplemented else out
@@ -100,8 +94,8 @@ def _no_empty_chunks(x):
 
 def _unify(leaves):
     """``({id(leaf): unified Dask array}, {id(leaf): place}, {label: size})``."""
-    import dask.array as da
-    from dask.array.core import unify_chunks
+    import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
+    from dask.array.core import unify_chunks  # deferred: Dask is optional
 
     chunked = [x for x in leaves if is_dask_array(x)]
     for x in chunked:
@@ -156,7 +150,7 @@ def _spec(arr, place, leaf):
 
 
 def _whole_dask(x):
-    import dask.array as da
+    import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
 
     a = _as_numpy(x)
     return da.from_array(np.asarray(x) if a is None else a, chunks=-1)

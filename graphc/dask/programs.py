@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from graphc.core.interpreter import run_graph
 from graphc.dask import wire
 from graphc.passes.specialize import for_shapes
 
@@ -77,11 +78,9 @@ def _from_wire(text, arrays, compiled, single):
 
 def _executor(graph, compiled):
     if not compiled:
-        from graphc.core.interpreter import run_graph
-
         return lambda arrays: run_graph(graph, arrays)
-    from graphc.runtime.cpu import numba_cpu
-    from graphc.runtime.cpu.parallel import parallel_settings
+    from graphc.runtime.cpu import numba_cpu  # deferred: the CPU backend loads on first compile
+    from graphc.runtime.cpu.parallel import parallel_settings  # deferred: as numba_cpu
 
     # Dask already runs blocks in parallel: a block program's loops stay serial (a
     # prange inside each block would start a thread pool per task and oversubscribe the

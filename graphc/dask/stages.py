@@ -18,9 +18,11 @@ import operator
 
 import numpy as np
 
+from graphc.core import registry
+from graphc.core.spec import TensorSpec
 from graphc.dask.programs import GraphProgram
 from graphc.dask.split import slice_graph
-from graphc.core import registry
+from graphc.functions.function import function
 from graphc.ir import graph as ir
 
 
@@ -70,7 +72,7 @@ class Stages:
     def _blockwise(self, v, partial=None):
         """The stage computing ``v``; with ``partial`` (a :class:`_Partial`), the stage
         computing that partial reduction of ``v`` instead."""
-        import dask.array as da
+        import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
 
         inputs, nodes = slice_graph(self.graph, [v], self.stop)
         out, place, adjust = v, self.split.places[v.id], None
@@ -93,7 +95,7 @@ class Stages:
     def _shared(self, group, labels):
         """One stage computing every value of ``group`` (all chunked along ``labels``):
         a tuple per block, then one array per value picking its item."""
-        import dask.array as da
+        import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
 
         inputs, nodes = slice_graph(self.graph, group, self.stop)
         graph = ir.Graph(inputs, nodes, group, name=f"{self.name}_block")
@@ -146,7 +148,7 @@ class Stages:
     def _tree(self, x, axes, rule, node, dtype, what):
         """``rule``'s reduction of ``x`` over ``axes`` (kept dims): per-block partials,
         then Dask's tree reduction with the combine and aggregate graphs."""
-        import dask.array as da
+        import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
 
         centers = []
         if rule.center is not None:  # a first pass every block's partial reads
@@ -191,14 +193,12 @@ class _Partial:
 
     def inline(self, v, nodes):
         """``(partial value, extra stop inputs)``; appends the partial's nodes."""
-        import graphc as gc
-
         def partial(xb, *centers):
             return self.rule.partial(xb, centers[0] if centers else None, self.axes,
                                      self.node, self.dtype)
 
-        specs = [gc.TensorSpec(u.aval.shape, u.aval.dtype) for u in [v, *self.centers]]
-        g = gc.function(partial, autograph=False).get_concrete_function(*specs).graph
+        specs = [TensorSpec(u.aval.shape, u.aval.dtype) for u in [v, *self.centers]]
+        g = function(partial, autograph=False).get_concrete_function(*specs).graph
         env = {a.id: b for a, b in zip(g.inputs, [v, *self.centers])}
         for n in g.nodes:
             nodes.append(ir.Node(n.op, [env.get(u.id, u) for u in n.inputs], n.attrs,
@@ -214,10 +214,8 @@ def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, attrs=None,
                 out_dtype=None):
     """The combine (or, with ``finish``, aggregate) graph of a tree reduction: the
     combine op over ``axes`` of concatenated partials, kept dims, then ``finish``."""
-    import graphc as gc
-
     op = registry.get(op_name)
-    extra = {"dtype": None} if "dtype" in op.extra.get("attrs", ()) else {}
+    extra = {"dtype": None} if "dtype" in (op.attrs or ()) else {}
 
     def combine(p):
         total = registry.bind(op, p, axis=axes, keepdims=True, **extra)
@@ -227,6 +225,6 @@ def _tiny_graph(op_name, dtype, rank, axes, finish=None, count=None, attrs=None,
         # result's) dtype, as the op's own dtype= asked
         return total.astype(out_dtype or dtype)
 
-    spec = gc.TensorSpec([None] * rank, dtype)
-    fn = gc.function(combine, autograph=False)
+    spec = TensorSpec([None] * rank, dtype)
+    fn = function(combine, autograph=False)
     return fn.get_concrete_function(spec).graph

@@ -14,19 +14,18 @@ import json
 
 import numpy as np
 
-from graphc.errors import SavedModelError
 from graphc.core import registry
+from graphc.errors import SavedModelError
+from graphc.ir.verify import VerificationError, verify
 from graphc.saved_model import schema
 from graphc.saved_model.build import build_graph, check_calls
-from graphc.ir.verify import VerificationError, verify
+from graphc.saved_model.save import _Writer
 
 FORMAT = "graphc.dask.graph"
 
 
 def dumps(graph) -> tuple[str, dict]:
     """``(json text, {name: ndarray})`` for ``graph`` (refuses what a saved graph does)."""
-    from graphc.saved_model.save import _Writer
-
     writer = _Writer()
     writer.graph_index(graph)
     if writer.refs.variables:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.dtypes import check_plain_array
-from graphc.ops.state import is_resource
 from graphc import nest
-from graphc.functions.signature import TensorSpec, leaf_key, shape_compatible
 from graphc.core.tensor import Tensor
+from graphc.dtypes import check_plain_array
+from graphc.functions.signature import TensorSpec, leaf_key, shape_compatible
+from graphc.ops.state import is_resource
 from graphc.variables import VariableSpec, locks_of
 
 

@@ -14,27 +14,29 @@ import types
 
 import numpy as np
 
-from graphc import config
-from graphc.functions import placement
+from graphc import config, nest, source_info
+from graphc.core import placement as eager_placement
+from graphc.core import trace as _trace
 from graphc.core.device_scope import local as _scoped
 from graphc.core.device_scope import placing as _placing
-from graphc.ops.state import argument_input
-from graphc.ir import graph as ir
-from graphc import nest
-from graphc import source_info
-from graphc.functions import variable_aliasing
-from graphc.core import trace as _trace
+from graphc.core.device_tensor import DeviceTensor
+from graphc.core.device_tensor import made as _made
+from graphc.core.interpreter import run_graph
+from graphc.core.tensor import Tensor, _eager, _symbolic
+from graphc.core.trace import TraceContext
+from graphc.functions import placement, variable_aliasing
 from graphc.functions.call_checks import (
     check_array_argument,
     check_matches,
     describe_spec,
     variable_guard,
 )
-from graphc.core.device_tensor import DeviceTensor
+from graphc.functions.replay import replay
 from graphc.functions.signature import TensorSpec
-from graphc.core.tensor import Tensor, _eager, _symbolic
-from graphc.core.trace import TraceContext
-from graphc.transforms import tape as _tape
+from graphc.ir import graph as ir
+from graphc.ops.state import argument_input
+from graphc.passes import optimize
+from graphc.transforms import recording as _tape
 from graphc.variables import Variable, VariableSpec
 
 _state = config.state
@@ -193,9 +195,6 @@ class ConcreteFunction:
         return self._function.__name__
 
     def _optimize(self):
-        from graphc import config
-        from graphc.passes import optimize
-
         key = tuple(config.state.optimizer.items())
         hit = self._optimized.get(key)
         if hit is None:
@@ -289,10 +288,10 @@ class ConcreteFunction:
             for a in flat_args:
                 leaves, _ = nest.flatten(a)
                 arrays.extend(_leaf_array(x) for x in leaves if _is_tensor_leaf(x))
-        if _placing and _scoped.stack or placement.made and placement.has_device_tensor(
+        if _placing and _scoped.stack or _made and eager_placement.has_device_tensor(
                 arrays):
-            device = placement.choose(arrays, self)
-            if device != placement.CPU:
+            device = eager_placement.choose(arrays, self)
+            if device != eager_placement.CPU:
                 outs = placement.run_call(self, device, arrays)
                 return outs[0] if self._single else self._wrap_outputs(outs)
         return self._call_arrays(arrays)
@@ -300,8 +299,6 @@ class ConcreteFunction:
     def _call_replayed(self, flat_args):
         """The graph's ops bound one by one (``graphc/functions/replay.py``): inlined into
         the trace being built, or run eagerly where this thread's tapes record them."""
-        from graphc.functions.replay import replay
-
         leaves = [x for a in flat_args for x in nest.flatten(a)[0] if _is_tensor_leaf(x)]
         inputs = [x if isinstance(x, Variable | Tensor) else _eager(np.asarray(x))
                   for x in leaves]
@@ -335,12 +332,12 @@ class ConcreteFunction:
         graph, version = self.optimized_graph, _state.optimizer_version
         guard = variable_guard(graph)
         if self._function._backend == "numpy":
-            from graphc.core.interpreter import run_graph
-
             def execute(arrays):
                 return run_graph(graph, arrays)
         else:
-            from graphc.runtime.cpu import numba_cpu
+            from graphc.runtime.cpu import (
+                numba_cpu,  # deferred: the CPU backend loads on first compile
+            )
 
             def swap(fast):  # called when the compiled program is ready (maybe a thread)
                 with self._lock:

@@ -4,20 +4,19 @@ or the HTML report of every trace (``graphc.functions.report``)."""
 from __future__ import annotations
 
 from graphc.functions import placement
+from graphc.functions.report import explain_html
+from graphc.passes import explain_text
 
 
 def explain(function, args, kwargs, format="text", path=None) -> str:
     """See ``Function.explain``."""
     if format != "text":
-        from graphc.functions.report import explain_html
-
         return explain_html(function, format, path, args, kwargs)
-    from graphc.passes import explain_text
 
     concrete = function.get_concrete_function(*args, **kwargs)
     text = explain_text(concrete)
     if function._backend == "numba":
-        from graphc.runtime.cpu import numba_cpu
+        from graphc.runtime.cpu import numba_cpu  # deferred: the CPU backend loads on first compile
 
         runtime = concrete.runtime or numba_cpu.executor_for(
             concrete.optimized_graph, warned=function._fallback_warned)

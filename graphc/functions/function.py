@@ -20,14 +20,15 @@ import weakref
 
 import numpy as np
 
-from graphc import config
+from graphc import config, nest, source_info
+from graphc.autograph.api import to_graph
+from graphc.core import trace
 from graphc.core.device_scope import local as _scoped
 from graphc.core.device_scope import placing as _placing
-from graphc import nest
+from graphc.core.tensor import Tensor
 from graphc.functions import retracing
-from graphc import source_info
-from graphc.core import trace
 from graphc.functions.concrete import ConcreteFunction, trace_concrete
+from graphc.functions.explain import explain
 from graphc.functions.signature import (
     TensorSpec,
     args_as_specs,
@@ -37,9 +38,9 @@ from graphc.functions.signature import (
     specs_from_pattern,
     structure_key,
 )
-from graphc.core.tensor import Tensor
 from graphc.functions.trace_cache import TraceCache
-from graphc.transforms import tape as _tape
+from graphc.runtime.cpu import cache
+from graphc.transforms import recording as _tape
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -53,6 +54,13 @@ _state = config.state
 _open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
 _taping = _tape.recording  # non-empty while a GradientTape records (any thread)
 _modules = sys.modules
+
+
+#: ``(module, handler)`` pairs, filled by the face: once ``module`` is imported, a call
+#: whose arguments reach the slow path is offered to ``handler(function, args)``
+#: (arguments in parameter order), which returns the result or ``NotImplemented`` (the
+#: Dask integration: a call with Dask arrays runs block by block).
+call_handlers: list = []
 
 
 class Function:
@@ -122,10 +130,6 @@ class Function:
     def _converted(self):
         fn = self._python_function
         if self._autograph:
-            try:
-                from graphc.autograph.api import to_graph
-            except ImportError:
-                return fn
             return to_graph(fn)
         return fn
 
@@ -182,12 +186,11 @@ class Function:
                     return fast[1]._call_arrays(arrays)
             if kwargs or not self._simple or len(args) != len(self._params):
                 args = self._bind(args, kwargs)
-            if "dask.array" in _modules:  # Dask array arguments: a Dask array, block by block
-                from graphc.dask.api import dask_call
-
-                out = dask_call(self, args)
-                if out is not NotImplemented:
-                    return out
+            for module, handler in call_handlers:  # e.g. Dask arrays: run block by block
+                if module in _modules:
+                    out = handler(self, args)
+                    if out is not NotImplemented:
+                        return out
             flat_args = args
             key = tuple([structure_key(a) for a in args])
             last = self._last
@@ -320,8 +323,6 @@ class Function:
         each pass's changes and the optimized graph. ``format="html"`` returns (and
         writes to ``path``, if given) the HTML report of every trace instead, tracing for
         the arguments first when there are any (docs/inspecting.md)."""
-        from graphc.functions.explain import explain
-
         return explain(self, args, kwargs, format, path)
 
     def concrete_functions(self) -> list[ConcreteFunction]:
@@ -383,6 +384,5 @@ def clear_caches() -> None:
         functions = list(_all_functions)
     for f in functions:
         f.clear_cache()
-    from graphc.runtime.cpu import cache
 
     cache.clear(disk=False)

@@ -18,9 +18,9 @@ through their public API, listed in :data:`FRONT_ENDS`.
 
 from __future__ import annotations
 
+from graphc.core.registry import bind
 from graphc.ops import state
 from graphc.ops.control import flow as control
-from graphc.core.registry import bind
 
 
 def replay(graph, inputs) -> list:

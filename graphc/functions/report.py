@@ -13,11 +13,11 @@ from __future__ import annotations
 import inspect
 from html import escape
 
-from graphc.passes.report import format_report
-from graphc.ir.layout import layout
-from graphc.ir.svg import render
 from graphc.functions.where import short_path, where_it_runs
+from graphc.ir.layout import layout
 from graphc.ir.printer import format_graph
+from graphc.ir.svg import render
+from graphc.passes.report import format_report
 
 MAX_DRAWN = 5000  # boxes per picture; a bigger graph is listed, not drawn
 

@@ -7,9 +7,8 @@ import functools
 import inspect
 import weakref
 
-from graphc import errors
+from graphc import errors, source_info
 from graphc.errors import RetracingWarning
-from graphc import source_info
 
 RETRACE_WINDOW = 10  # calls looked at for the retracing warning
 RETRACE_LIMIT = 5  # traces within the window that trigger it

@@ -16,52 +16,9 @@ import enum
 
 import numpy as np
 
-from graphc.dtypes import as_dtype
 from graphc.core.device_tensor import DeviceTensor
+from graphc.core.spec import TensorSpec, shape_compatible  # noqa: F401 (re-exported)
 from graphc.core.tensor import Tensor
-
-
-class TensorSpec:
-    """Describes a tensor argument: ``shape`` (``None`` dims allowed), ``dtype``, ``name``.
-
-    >>> gc.TensorSpec(shape=[None, 3], dtype=gc.float32)
-    TensorSpec(shape=(None, 3), dtype=float32, name=None)
-    """
-
-    __slots__ = ("shape", "dtype", "name")
-
-    def __init__(self, shape, dtype=np.float32, name=None):
-        self.shape = None if shape is None else tuple(
-            None if d is None else int(d) for d in shape)
-        self.dtype = as_dtype(dtype)
-        self.name = name
-
-    @classmethod
-    def from_tensor(cls, t, name=None):
-        return cls(t.shape, t.dtype, name)
-
-    def is_compatible_with(self, value) -> bool:
-        """True if ``value`` (a tensor, array or spec) fits this spec."""
-        shape, dtype = value.shape, value.dtype
-        return dtype == self.dtype and shape_compatible(self.shape, shape)
-
-    def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and self.shape == other.shape
-                and self.dtype == other.dtype and self.name == other.name)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.name))
-
-    def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}, name={self.name!r})"
-
-
-def shape_compatible(spec_shape, shape) -> bool:
-    if spec_shape is None:
-        return True
-    if shape is None or len(spec_shape) != len(shape):
-        return False
-    return all(a is None or a == b for a, b in zip(spec_shape, shape))
 
 
 def is_tensor_key(key) -> bool:

@@ -1,6 +1,6 @@
 """What runs where, for one trace: which nodes are compiled, which run in Python by
 design (the ops documented as Python-side, and what only follows from them) and which
-fall back to Python although they should compile, as ``runtime/cpu/fallback.py`` sorts
+fall back to Python although they should compile, as ``runtime/fallback.py`` sorts
 them for ``explain()`` and the fallback warning; and how the graph runs now (the
 runtime's own ``explain()``)."""
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from graphc.functions import placement
 from graphc.ir.printer import node_signature
+from graphc.runtime import fallback
 
 
 @dataclass
@@ -37,7 +38,7 @@ def where_it_runs(function, concrete) -> Where:
         return Where("numpy", status="backend: numpy (the reference interpreter runs "
                      "every node; gc.function(backend='numba') compiles)")
     where = Where("numba")
-    from graphc.runtime.cpu import codegen, fallback
+    from graphc.runtime.cpu import codegen  # deferred: the CPU backend (see numba_cpu)
 
     try:
         blocked = codegen.generate(graph).blocked
@@ -52,7 +53,7 @@ def where_it_runs(function, concrete) -> Where:
         where.kinds[node] = kind
     where.compiled = len(graph.nodes) - len(blocked)
     runtime = concrete.runtime
-    from graphc.runtime.cpu import numba_cpu
+    from graphc.runtime.cpu import numba_cpu  # deferred: the CPU backend loads on first compile
 
     if numba_cpu.settings.mode == "off":
         where.jit_off = True

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.ir.graph import ConstArray, Graph
+from graphc.ir.printer import format_attr
 
 
 def as_graph_def(graph: Graph) -> dict:
@@ -39,7 +40,7 @@ def to_networkx(graph: Graph):
     Node attrs: ``op``, ``dtype``, ``shape``, ``src``; edge attrs: ``output_index`` (which
     output of the source feeds the edge) and ``control`` (an effect-order edge).
     """
-    import networkx as nx
+    import networkx as nx  # deferred: networkx is imported only for this export
 
     g = nx.DiGraph(name=graph.name)
     for name, op, deps, first, src in _walk(graph):
@@ -196,8 +197,6 @@ def _attr(value, library: dict, lib_names: dict):
         return {str(k): _attr(v, library, lib_names) for k, v in value.items()}
     if callable(value) and hasattr(value, "__qualname__"):
         return {"python_function": f"{getattr(value, '__module__', '?')}.{value.__qualname__}"}
-    from graphc.ir.printer import format_attr
-
     return format_attr(value)
 
 

@@ -125,39 +125,12 @@ class Graph:
         """The nodes, in execution order (TensorFlow's name)."""
         return list(self.nodes)
 
-    def __str__(self):
-        from graphc.ir.printer import format_graph
-
-        return format_graph(self)
-
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} ops>"
 
-    def as_graph_def(self) -> dict:
-        """A JSON-serializable dict shaped like TensorFlow's GraphDef."""
-        from graphc.ir.export import as_graph_def
-
-        return as_graph_def(self)
-
-    def to_networkx(self):
-        """The graph as a ``networkx.DiGraph`` (nodes: inputs and ops; edges: data flow)."""
-        from graphc.ir.export import to_networkx
-
-        return to_networkx(self)
-
-    def to_dot(self) -> str:
-        """The graph in Graphviz DOT text."""
-        from graphc.ir.export import to_dot
-
-        return to_dot(self)
-
-    def to_svg(self, engine: str = "auto") -> str:
-        """A picture of the graph as SVG text, bodies as nested clusters: drawn by
-        Graphviz's ``dot`` when installed, else by graphc's own layout
-        (``engine="dot"``/``"builtin"`` picks one; see docs/inspecting.md)."""
-        from graphc.ir.pictures import to_svg
-
-        return to_svg(self, engine=engine)
+    # ``str(graph)``, ``as_graph_def()``, ``to_networkx()``, ``to_dot()`` and ``to_svg()``
+    # are added by graphc/ir/__init__.py from printer.py, export.py and pictures.py, which
+    # import this module (so it cannot import them).
 
 
 class FrozenAttrs(dict):

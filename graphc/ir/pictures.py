@@ -9,6 +9,7 @@ installed. Branch and loop bodies are drawn as nested clusters either way.
 from __future__ import annotations
 
 from graphc.ir import graphviz, layout, svg
+from graphc.ir.export import to_dot
 
 ENGINES = ("auto", "dot", "builtin")
 
@@ -27,8 +28,6 @@ def to_svg(graph, engine: str = "auto", id_prefix: str = "g", highlight=None) ->
     if engine not in ENGINES:
         raise ValueError(f"to_svg: unknown engine {engine!r}; use one of {ENGINES}")
     if engine == "dot" or (engine == "auto" and graphviz.dot_executable() and not highlight):
-        from graphc.ir.export import to_dot
-
         try:
             return graphviz.dot_to_svg(to_dot(graph))
         except graphviz.GraphvizError:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.core.registry import bind
+from graphc.ops.indexing import GETITEM
+from graphc.ops.shape import EXPAND_DIMS, RESHAPE, SHAPE, TRANSPOSE, broadcast_to
 
 
 def rank(x) -> int | None:
@@ -29,8 +31,6 @@ def to_front(x, d):
     or 0)."""
     if d is None or d == 0:
         return x
-    from graphc.ops.shape import TRANSPOSE
-
     n = rank(x)
     axes = (d,) + tuple(i for i in range(n) if i != d)
     return bind(TRANSPOSE, x, axes=axes)
@@ -53,9 +53,6 @@ def batch_size(args, dims):
                 return int(size)
             if first is None:
                 first = (a, d)
-    from graphc.ops.indexing import GETITEM
-    from graphc.ops.shape import SHAPE
-
     a, d = first
     return bind(GETITEM, bind(SHAPE, a, out_type=np.dtype(np.int64)), key=(("int", d),))
 
@@ -65,14 +62,10 @@ def with_batch(x, d, size):
     examples (an int or an integer scalar tensor)."""
     if d is not None:
         return to_front(x, d)
-    from graphc.ops.shape import broadcast_to
-
     return broadcast_to(bind_expand(x, 0), (size,) + tuple(shape_of(x)))
 
 
 def bind_expand(x, *axes):
-    from graphc.ops.shape import EXPAND_DIMS
-
     return bind(EXPAND_DIMS, x, axis=tuple(axes))
 
 
@@ -93,8 +86,6 @@ def shift_axis(axis, n: int) -> int:
 def flatten_examples(x):
     """``x`` (batch axis 0) reshaped to ``(batch, example size)``, or ``NotImplemented``
     when an example's size is unknown (or zero with the batch size unknown)."""
-    from graphc.ops.shape import RESHAPE
-
     shape = shape_of(x)
     size = 1
     for s in shape[1:]:

@@ -27,7 +27,9 @@ Nothing here imports Dask.
 
 from __future__ import annotations
 
+from graphc.core import registry
 from graphc.core.shapes import normalize_axes, normalize_axis
+from graphc.ops.index_keys import _FULL, _expand
 
 
 class Elementwise:
@@ -62,8 +64,6 @@ class Reduction:
         return walk.reduce(node, places[0], tuple(sorted(axes)), self)
 
     def partial(self, x, center, axes, node, dtype):
-        from graphc.core import registry
-
         op = registry.get(self._op) if self._op else node.op
         attrs = {k: v for k, v in node.attrs.items() if k in (op.attrs or {})
                  and k not in ("axis", "keepdims")}
@@ -88,16 +88,13 @@ class Deviation(Reduction):
         self.root = root
 
     def partial(self, x, center, axes, node, dtype):
-        from graphc.core.registry import bind, get
-
-        d = bind(get("absolute"), x.astype(dtype) - center)
-        return bind(get("sum"), d * d, axis=axes, keepdims=True, dtype=None)
+        d = registry.bind(registry.get("absolute"), x.astype(dtype) - center)
+        return registry.bind(registry.get("sum"), d * d, axis=axes, keepdims=True, dtype=None)
 
     def _finish(self, total, count, attrs, dtype):
-        from graphc.core.registry import bind, get
-
         out = total / max(count - attrs.get("ddof", 0), 0)
-        return (bind(get("sqrt"), out) if self.root else out).astype(dtype)
+        sqrt = registry.get("sqrt")
+        return (registry.bind(sqrt, out) if self.root else out).astype(dtype)
 
 
 SUM = Reduction("sum")
@@ -185,8 +182,6 @@ class BasicIndex:
     an int or a partial slice on a chunked dim, are refused."""
 
     def place(self, node, places, walk):
-        from graphc.ops.indexing import _FULL, _expand
-
         p = places[0]
         if any(not walk.is_whole(q) for q in places[1:]):
             walk.refuse(node, "its index is chunked data")

@@ -1,9 +1,10 @@
-"""Creation ops and tensor conversion: constants, fills, ranges, eye, identity/copy.
+"""Creation ops: constants, fills, ranges, eye, identity/copy; and tensor conversion.
 
 Conversion is not an op: ``asarray``/``constant`` make an eager tensor (or, while
-tracing, a ``const`` node). Both copy NumPy input so later changes to the array never
-change the tensor. ``gnp`` names use NumPy's literal dtypes; ``gc.constant`` and the other
-TensorFlow-style names use TensorFlow's (float32 / int32).
+tracing, a ``const`` node), see ``convert.py`` (re-exported here). Both copy NumPy input
+so later changes to the array never change the tensor. ``gnp`` names use NumPy's literal
+dtypes; ``gc.constant`` and the other TensorFlow-style names use TensorFlow's (float32 /
+int32).
 """
 
 from __future__ import annotations
@@ -12,24 +13,26 @@ import operator
 
 import numpy as np
 
-from graphc.functions import placement
-from graphc.core.device_scope import placing as _placing
-from graphc.dtypes import as_dtype, numpy_literal, tf_literal
-from graphc.errors import InvalidArgumentError
-from graphc.ops import shape_args
+from graphc import config, source_info
+from graphc.core import placement, trace
 from graphc.core.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
-from graphc.ops.blocks import ELEMENTWISE
-from graphc.core.registry import OpDef, bind, register
-from graphc import source_info
-from graphc.core import trace
+from graphc.core.device_scope import placing as _placing
+from graphc.core.device_tensor import made as _made
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core.tensor import Tensor
+from graphc.dtypes import as_dtype, numpy_literal, result_type, tf_literal
+from graphc.errors import InvalidArgumentError
 from graphc.ir.graph import Aval
-from graphc.core.tensor import Tensor, _eager, _symbolic
+from graphc.ops import shape_args
+from graphc.ops.blocks import ELEMENTWISE
+from graphc.ops.convert import _convert, array, asarray, convert_to_tensor  # noqa: F401
+from graphc.ops.shape import reshape
 
 CONST = register(OpDef(
     name="const",
     attrs={"value": CONST},
     infer=lambda value: Aval(value.array.shape, value.array.dtype),
-    ref=lambda value: value.array, doc="a constant array held in attrs",
+    ref=lambda value: value.array,
     extra={"public": "a constant"},
 ))
 
@@ -63,11 +66,11 @@ def _full_ref(value, *shape_operand, shape, dtype):
     return np.full(shape, value, dtype=dtype)
 
 
+# with a second operand (a 1-D int64 tensor) the shape is read from it at run time and
+# the ``shape`` attr is its template (dims known while tracing, ``None`` for the
+# others; ``None``: rank unknown)
 FULL = register(OpDef(
     name="full", attrs={"shape": SHAPE, "dtype": DTYPE}, infer=_full_infer, ref=_full_ref,
-    doc="np.full(shape, value, dtype); with a second operand (a 1-D int64 tensor) the "
-        "shape is read from it at run time and the ``shape`` attr is its template "
-        "(dims known while tracing, ``None`` for the others; ``None``: rank unknown)",
 ))
 
 
@@ -92,7 +95,7 @@ def _full_like_ref(x, value, dtype=None):
 FULL_LIKE = register(OpDef(
     name="full_like",
     attrs={"value": NUMBER, "dtype": OPT_DTYPE},
-    infer=_like_infer, ref=_full_like_ref, doc="np.full_like(x, value)",
+    infer=_like_infer, ref=_full_like_ref,
     blocks=ELEMENTWISE,  # each block's result is full_like of the block
 ))
 
@@ -105,7 +108,6 @@ EYE = register(OpDef(
     name="eye",
     attrs={"N": INT, "M": INT, "k": INT, "dtype": DTYPE},
     infer=lambda N, M, k, dtype: Aval((N, M), dtype), ref=_eye_ref,
-    doc="np.eye(N, M, k, dtype)",
 ))
 
 
@@ -117,10 +119,11 @@ def _arange_infer(start, stop, step, dtype):
     return Aval(_arange_ref(start, stop, step, dtype).shape, dtype)
 
 
+# np.arange with static bounds (``range``: tensor bounds)
 ARANGE = register(OpDef(
     name="arange",
     attrs={"start": NUMBER, "stop": NUMBER, "step": NUMBER, "dtype": DTYPE},
-    infer=_arange_infer, ref=_arange_ref, doc="np.arange with static bounds",
+    infer=_arange_infer, ref=_arange_ref,
 ))
 
 
@@ -128,11 +131,12 @@ def _range_ref(start, stop, step, dtype):
     return np.arange(start, stop, step, dtype=dtype)
 
 
+# np.arange with tensor bounds: the length is unknown while tracing
 RANGE = register(OpDef(
     name="range",
     attrs={"dtype": DTYPE},
     infer=lambda start, stop, step, dtype: Aval((None,), dtype),
-    ref=_range_ref, weak=(0, 1, 2), doc="np.arange with tensor bounds (length unknown)",
+    ref=_range_ref, weak=(0, 1, 2),
 ))
 
 
@@ -140,11 +144,12 @@ def _linspace_ref(start, stop, num, endpoint, dtype):
     return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
 
 
+# np.linspace with static bounds
 LINSPACE = register(OpDef(
     name="linspace",
     attrs={"start": NUMBER, "stop": NUMBER, "num": INT, "endpoint": BOOL, "dtype": DTYPE},
     infer=lambda start, stop, num, endpoint, dtype: Aval((num,), dtype),
-    ref=_linspace_ref, doc="np.linspace with static bounds",
+    ref=_linspace_ref,
 ))
 
 
@@ -154,45 +159,11 @@ def _identity_ref(x):
 
 IDENTITY = register(OpDef(
     name="identity", attrs={}, infer=lambda x: Aval(x.shape, x.dtype), ref=_identity_ref,
-    elementwise=True, scalar="{0}", doc="a copy of x",
+    elementwise=True, scalar="{0}",
 ))
 
 
 # ----------------------------------------------------------------------------- API
-def _convert(value, dtype, literal):
-    as_tensor = getattr(value, "_graphc_tensor_", None)
-    if as_tensor is not None:  # a gc.Variable: its current value (a read while tracing)
-        value = as_tensor()
-    dtype = as_dtype(dtype)
-    if isinstance(value, Tensor):
-        if dtype is not None and value.dtype != dtype:
-            from graphc.ops.elementwise import CAST
-
-            return bind(CAST, value, dtype=dtype)
-        return value
-    arr = np.array(literal(value, dtype), copy=True)
-    if trace.active():
-        return _symbolic(trace.current().constant(arr))
-    arr.flags.writeable = False
-    if _placing:  # some thread has an accelerator scope open: maybe this one
-        return placement.place_new(_eager(arr))
-    return _eager(arr)
-
-
-def asarray(a, dtype=None) -> Tensor:
-    """Convert ``a`` (number, nested list, ndarray, Tensor) to a tensor, NumPy's dtypes.
-
-    >>> gnp.asarray(1).dtype, gnp.asarray(1.).dtype
-    (dtype('int64'), dtype('float64'))
-    """
-    return _convert(a, dtype, numpy_literal)
-
-
-def array(a, dtype=None, copy=True) -> Tensor:
-    """Like ``asarray`` (tensors are immutable, so ``copy`` changes nothing)."""
-    return _convert(a, dtype, numpy_literal)
-
-
 def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """TensorFlow's ``tf.constant``: Python floats become float32, ints int32.
 
@@ -201,8 +172,6 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """
     t = _convert(value, dtype, tf_literal)
     if shape is not None:
-        from graphc.ops.shape import reshape
-
         shape = _shape_attr(shape)
         if t.size == 1 and int(np.prod(shape)) != 1:
             return full(shape, reshape(t, ()), dtype=t.dtype)
@@ -210,16 +179,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     return t
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
-    """TensorFlow's ``tf.convert_to_tensor`` (TensorFlow literal dtypes)."""
-    if dtype is None and dtype_hint is not None and not isinstance(value, Tensor):
-        dtype = dtype_hint
-    return _convert(value, dtype, tf_literal)
-
-
 def _default_float():
-    from graphc import config
-
     return np.dtype(np.float32) if config.state.prefer_float32 else np.dtype(np.float64)
 
 
@@ -311,8 +271,6 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
 
 
 def _dynamic_range(start, stop, step, dtype):
-    from graphc.dtypes import result_type
-
     dtype = as_dtype(dtype) or result_type(*[
         v if isinstance(v, Tensor) else numpy_literal(v) for v in (start, stop, step)
     ])
@@ -344,35 +302,23 @@ def copy(a) -> Tensor:
     """``np.copy``: a tensor with the same value. Eagerly, under a ``gc.device`` scope
     the copy is made on that device (from whichever device ``a`` is on); this is how
     tensors move between devices (docs/devices.md)."""
-    if (_placing or placement.made) and not trace.active():
-        return placement.copy(a, IDENTITY)
+    if (_placing or _made) and not trace.active():
+        moved = placement.copy(a)
+        if moved is not None:
+            return moved
     return bind(IDENTITY, a)
 
 
 # --------------------------------------------------------------------------- gradients
 # (the rule contract is in graphc/ops/elementwise.py's gradients section)
-def _declare_gradients():
-    from graphc.core.registry import NOT_DIFFERENTIABLE
+# every element is the value: its cotangent is the result's, summed back to the value's
+# shape by the walk (shape operands are integers: no gradient)
+FULL.grad = lambda cts, args, outs, **_: (cts[0],) + (None,) * (len(args) - 1)
+IDENTITY.grad = lambda cts, args, outs, **_: (cts[0],)
+# values that depend on no input value (full_like keeps only x's shape and dtype; range's
+# length depends on its operands' values, as in TensorFlow: no gradient)
+for _op in (CONST, FULL_LIKE, EYE, ARANGE, RANGE, LINSPACE):
+    _op.grad = NOT_DIFFERENTIABLE
 
-    # every element is the value: its cotangent is the result's, summed back to the
-    # value's shape by the walk (shape operands are integers: no gradient)
-    FULL.grad = lambda cts, args, outs, **_: (cts[0],) + (None,) * (len(args) - 1)
-    IDENTITY.grad = lambda cts, args, outs, **_: (cts[0],)
-    # values that depend on no input value (full_like keeps only x's shape and dtype;
-    # range's length depends on its operands' values, as in TensorFlow: no gradient)
-    for op in (CONST, FULL_LIKE, EYE, ARANGE, RANGE, LINSPACE):
-        op.grad = NOT_DIFFERENTIABLE
-
-
-_declare_gradients()
-
-
-# --------------------------------------------------------------------------- batching
-# identity is elementwise: the shared rule (gc.vectorized_map)
-def _identity_batch(args, dims):
-    from graphc.ops.elementwise import _elementwise_batch
-
-    return _elementwise_batch(IDENTITY)(args, dims)
-
-
-IDENTITY.batch = _identity_batch
+# batching (gc.vectorized_map): identity is elementwise, and gets the shared rule with
+# the elementwise ops (graphc/ops/elementwise_batch.py)

@@ -17,13 +17,12 @@ import sys
 
 import numpy as np
 
-from graphc.errors import InvalidArgumentError
+from graphc import nest, source_info
 from graphc.core.attr_types import NEST, NONE, OPT_INT, OPT_STR, PYOBJ, STR, one_of
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import broadcast_shapes
-from graphc import nest
-from graphc import source_info
 from graphc.core.tensor import Tensor
+from graphc.errors import InvalidArgumentError
 
 # --------------------------------------------------------------------------- templates
 # A template holds one item per printed value:
@@ -104,7 +103,6 @@ PRINT = register(OpDef(
     attrs={"template": NEST, "sep": STR, "end": STR, "file": one_of(NONE, PYOBJ)},
     infer=lambda *avals, **attrs: (), ref=_print_ref, stateful=True,
     multiple_results=True, extra={"python_side": "gc.print"},
-    doc="print the inputs (and template text) on every call",
 ))
 
 
@@ -190,13 +188,13 @@ def _with_message(text, message, where):
     return text
 
 
+# kind: what to check (a key of CHECKS, or "assert": every element of the first input)
 ASSERT = register(OpDef(
     name="assert",
     attrs={"kind": STR, "message": OPT_STR, "template": NEST, "summarize": OPT_INT,
            "where": OPT_STR},
     infer=_assert_infer, ref=_assert_ref, stateful=True,
     multiple_results=True, extra={"python_side": "gc.debugging assertion"},
-    doc="raise InvalidArgumentError unless a condition holds (kind: what to check)",
 ))
 
 
@@ -206,6 +204,20 @@ def assert_op(kind, inputs, message=None, data=(), summarize=None) -> None:
     template = make_template(data, inputs) if kind == "assert" else ()
     bind(ASSERT, *inputs, kind=kind, message=None if message is None else str(message),
          template=template, summarize=summarize, where=source_info.user_location())
+
+
+def Assert(condition, data, summarize=None, name=None):
+    """Check that ``condition`` (a boolean scalar, or all elements of a boolean tensor) is
+    true; if not, raise with ``data`` (strings and tensors) in the message.
+
+    ``assert cond, msg`` in AutoGraph-converted code becomes ``Assert(cond, [msg])``
+    (``gc.debugging.Assert``).
+
+    >>> gc.debugging.Assert(x > 0, ["x must be positive, got", x])   # doctest: +SKIP
+    """
+    if isinstance(data, str):
+        data = [data]
+    assert_op("assert", (condition,), data=tuple(data), summarize=summarize)
 
 
 # --------------------------------------------------------------------------- gradients

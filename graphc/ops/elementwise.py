@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.core.attr_types import DTYPE, INT
-from graphc.core.registry import ALL, NOT_DIFFERENTIABLE, OpDef, register
+from graphc.core.registry import ALL, NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import broadcast_shapes
+from graphc.core.tensor import Tensor
 from graphc.ir.graph import Aval
 
 
@@ -30,10 +31,10 @@ def _ufunc_infer(ufunc):
     return infer
 
 
-def _ufunc(name, ufunc, scalar=None, doc=""):
+def _ufunc(name, ufunc, scalar=None):
     return register(OpDef(
         name=name, attrs={}, infer=_ufunc_infer(ufunc), ref=ufunc, weak=ALL, elementwise=True,
-        scalar=scalar, multiple_results=ufunc.nout > 1, doc=doc or f"np.{ufunc.__name__}",
+        scalar=scalar, multiple_results=ufunc.nout > 1,
     ))
 
 
@@ -116,9 +117,10 @@ def _round_infer(x, decimals=0):
     return Aval(x.shape, np.asarray(_round_ref(np.zeros((), x.dtype), decimals)).dtype)
 
 
+# np.round: half to even
 ROUND = register(OpDef(
     name="round", attrs={"decimals": INT}, infer=_round_infer, ref=_round_ref,
-    elementwise=True, doc="np.round (half to even)",
+    elementwise=True,
 ))
 
 
@@ -133,7 +135,7 @@ def _where_ref(cond, x, y):
 
 WHERE = register(OpDef(
     name="where", attrs={}, infer=_where_infer, ref=_where_ref, weak=(1, 2), elementwise=True,
-    scalar="({1} if {0} else {2})", doc="np.where(cond, x, y)",
+    scalar="({1} if {0} else {2})",
 ))
 
 
@@ -144,7 +146,7 @@ def _clip_infer(x, lo, hi):
 
 CLIP = register(OpDef(
     name="clip", attrs={}, infer=_clip_infer, ref=np.clip, weak=ALL, elementwise=True,
-    scalar="min(max({0}, {1}), {2})", doc="np.clip(x, lo, hi)",
+    scalar="min(max({0}, {1}), {2})",
 ))
 
 
@@ -156,9 +158,9 @@ def _cast_ref(x, dtype):
     return x.astype(dtype)
 
 
+# C casting: floats truncate toward zero when cast to ints
 CAST = register(OpDef(
     name="cast", attrs={"dtype": DTYPE}, infer=_cast_infer, ref=_cast_ref, elementwise=True,
-    doc="x.astype(dtype) (C casting: floats truncate toward zero when cast to ints)",
 ))
 
 
@@ -177,17 +179,17 @@ def _float_infer(x):
 
 SIGMOID = register(OpDef(
     name="sigmoid", attrs={}, infer=_float_infer, ref=_sigmoid_ref, elementwise=True,
-    scalar="(1.0 / (1.0 + math.exp(-{0})))", doc="1 / (1 + exp(-x))",
+    scalar="(1.0 / (1.0 + math.exp(-{0})))",
 ))
 SOFTPLUS = register(OpDef(
     name="softplus", attrs={}, infer=_float_infer, ref=_softplus_ref, elementwise=True,
-    doc="log(1 + exp(x)), computed without overflow",
 ))
 
 
+# x, with no gradient flowing back through it
 STOP_GRADIENT = register(OpDef(
     name="stop_gradient", attrs={}, infer=lambda x: x, ref=lambda x: x, elementwise=True,
-    scalar="{0}", doc="x, with no gradient flowing back through it",
+    scalar="{0}",
 ))
 
 
@@ -197,8 +199,6 @@ STOP_GRADIENT = register(OpDef(
 # sums broadcast cotangents back to each argument's shape. ``_want(a)``: the argument
 # can take a gradient (else the rule skips computing it).
 def _want(a) -> bool:
-    from graphc.core.tensor import Tensor
-
     return isinstance(a, Tensor) and a.dtype.kind in "fc"
 
 
@@ -216,16 +216,9 @@ def _binary(rule_x, rule_y):
     return grad
 
 
-def _np():
-    from graphc import numpy as gnp
-
-    return gnp
-
-
-def _bind(op, *args):
-    from graphc.core.registry import bind
-
-    return bind(op, *args)
+def _where(c, x, y):
+    """``np.where(c, x, y)``: the rules use this family's own ops, as NumPy code would."""
+    return bind(WHERE, c, x, y)
 
 
 LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
@@ -237,22 +230,22 @@ TRUE_DIVIDE.grad = _binary(lambda g, x, y, o: g / y, lambda g, x, y, o: -g * o /
 POWER.grad = _binary(
     lambda g, x, y, o: g * y * x ** (y - 1),
     # d/dy x**y = x**y log x, taken as 0 where x == 0 (the limit for y > 0)
-    lambda g, x, y, o: g * o * _np().log(_np().where(x > 0, x, 1)))
-MAXIMUM.grad = _binary(lambda g, x, y, o: _np().where(x >= y, g, 0),
-                       lambda g, x, y, o: _np().where(x >= y, 0, g))
-MINIMUM.grad = _binary(lambda g, x, y, o: _np().where(x <= y, g, 0),
-                       lambda g, x, y, o: _np().where(x <= y, 0, g))
+    lambda g, x, y, o: g * o * bind(LOG, _where(x > 0, x, 1)))
+MAXIMUM.grad = _binary(lambda g, x, y, o: _where(x >= y, g, 0),
+                       lambda g, x, y, o: _where(x >= y, 0, g))
+MINIMUM.grad = _binary(lambda g, x, y, o: _where(x <= y, g, 0),
+                       lambda g, x, y, o: _where(x <= y, 0, g))
 FMAX.grad = MAXIMUM.grad
 FMIN.grad = MINIMUM.grad
 ARCTAN2.grad = _binary(lambda g, x, y, o: g * y / (x * x + y * y),
                        lambda g, x, y, o: -g * x / (x * x + y * y))
 REMAINDER.grad = _binary(lambda g, x, y, o: g,
-                         lambda g, x, y, o: -g * _np().floor_divide(x, y))
+                         lambda g, x, y, o: -g * bind(FLOOR_DIVIDE, x, y))
 HYPOT.grad = _binary(lambda g, x, y, o: g * x / o, lambda g, x, y, o: g * y / o)
 
 NEGATIVE.grad = _unary(lambda g, x, o: -g)
 POSITIVE.grad = _unary(lambda g, x, o: g)
-ABSOLUTE.grad = _unary(lambda g, x, o: g * _np().sign(x))
+ABSOLUTE.grad = _unary(lambda g, x, o: g * bind(SIGN, x))
 EXP.grad = _unary(lambda g, x, o: g * o)
 EXP2.grad = _unary(lambda g, x, o: g * o * LN2)
 EXPM1.grad = _unary(lambda g, x, o: g * (o + 1))
@@ -264,30 +257,30 @@ SQRT.grad = _unary(lambda g, x, o: g / (2 * o))
 CBRT.grad = _unary(lambda g, x, o: g / (3 * o * o))
 SQUARE.grad = _unary(lambda g, x, o: 2 * g * x)
 RECIPROCAL.grad = _unary(lambda g, x, o: -g * o * o)
-SIN.grad = _unary(lambda g, x, o: g * _np().cos(x))
-COS.grad = _unary(lambda g, x, o: -g * _np().sin(x))
+SIN.grad = _unary(lambda g, x, o: g * bind(COS, x))
+COS.grad = _unary(lambda g, x, o: -g * bind(SIN, x))
 TAN.grad = _unary(lambda g, x, o: g * (1 + o * o))
-ARCSIN.grad = _unary(lambda g, x, o: g / _np().sqrt(1 - x * x))
-ARCCOS.grad = _unary(lambda g, x, o: -g / _np().sqrt(1 - x * x))
+ARCSIN.grad = _unary(lambda g, x, o: g / bind(SQRT, 1 - x * x))
+ARCCOS.grad = _unary(lambda g, x, o: -g / bind(SQRT, 1 - x * x))
 ARCTAN.grad = _unary(lambda g, x, o: g / (1 + x * x))
-SINH.grad = _unary(lambda g, x, o: g * _np().cosh(x))
-COSH.grad = _unary(lambda g, x, o: g * _np().sinh(x))
+SINH.grad = _unary(lambda g, x, o: g * bind(COSH, x))
+COSH.grad = _unary(lambda g, x, o: g * bind(SINH, x))
 TANH.grad = _unary(lambda g, x, o: g * (1 - o * o))
-ARCSINH.grad = _unary(lambda g, x, o: g / _np().sqrt(x * x + 1))
-ARCCOSH.grad = _unary(lambda g, x, o: g / _np().sqrt(x * x - 1))
+ARCSINH.grad = _unary(lambda g, x, o: g / bind(SQRT, x * x + 1))
+ARCCOSH.grad = _unary(lambda g, x, o: g / bind(SQRT, x * x - 1))
 ARCTANH.grad = _unary(lambda g, x, o: g / (1 - x * x))
 SIGMOID.grad = _unary(lambda g, x, o: g * o * (1 - o))
-SOFTPLUS.grad = _unary(lambda g, x, o: g * _bind(SIGMOID, x))
+SOFTPLUS.grad = _unary(lambda g, x, o: g * bind(SIGMOID, x))
 CAST.grad = _unary(lambda g, x, o: g)  # the walk casts it back to x's dtype
 WHERE.grad = lambda cts, args, outs, **_: (
     None,
-    _np().where(args[0], cts[0], 0) if _want(args[1]) else None,
-    _np().where(args[0], 0, cts[0]) if _want(args[2]) else None)
+    _where(args[0], cts[0], 0) if _want(args[1]) else None,
+    _where(args[0], 0, cts[0]) if _want(args[2]) else None)
 CLIP.grad = lambda cts, args, outs, **_: (
-    _np().where((args[0] >= args[1]) & (args[0] <= args[2]), cts[0], 0)
+    _where((args[0] >= args[1]) & (args[0] <= args[2]), cts[0], 0)
     if _want(args[0]) else None,
-    _np().where(args[0] < args[1], cts[0], 0) if _want(args[1]) else None,
-    _np().where(args[0] > args[2], cts[0], 0) if _want(args[2]) else None)
+    _where(args[0] < args[1], cts[0], 0) if _want(args[1]) else None,
+    _where(args[0] > args[2], cts[0], 0) if _want(args[2]) else None)
 
 for _op in (FLOOR, CEIL, RINT, TRUNC, ROUND, SIGN, ISNAN, ISINF, ISFINITE, EQUAL,
             NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
@@ -296,35 +289,5 @@ for _op in (FLOOR, CEIL, RINT, TRUNC, ROUND, SIGN, ISNAN, ISINF, ISFINITE, EQUAL
     _op.grad = NOT_DIFFERENTIABLE  # piecewise constant, or not a number at all
 
 
-# --------------------------------------------------------------------------- batching
-# ``batch(args, dims, **attrs)`` (gc.vectorized_map): one rule serves every elementwise
-# op. Batched operands get their batch axis at 0 and ones inserted after it up to the
-# widest example rank, so NumPy's right-aligned broadcasting lines the example dims up;
-# unbatched operands broadcast as they are.
-def _elementwise_batch(op):
-    def rule(args, dims, **attrs):
-        from graphc.ops import batch_util as bu
-
-        ranks = [bu.example_rank(a, d) for a, d in zip(args, dims)]
-        if None in ranks:
-            return NotImplemented
-        widest = max(ranks)
-        operands = []
-        for a, d, k in zip(args, dims, ranks):
-            if d is not None:
-                a = bu.to_front(a, d)
-                if k < widest:
-                    a = bu.bind_expand(a, *range(1, 1 + widest - k))
-            operands.append(a)
-        return _bind_attrs(op, operands, attrs), 0
-    return rule
-
-
-def _bind_attrs(op, operands, attrs):
-    from graphc.core.registry import bind
-
-    return bind(op, *operands, **attrs)
-
-
-for _op in [v for v in list(globals().values()) if isinstance(v, OpDef) and v.elementwise]:
-    _op.batch = _elementwise_batch(_op)
+# batching (gc.vectorized_map): one rule for every elementwise op, attached by
+# graphc/ops/elementwise_batch.py

@@ -20,10 +20,13 @@ fused and unfused results are bit-identical.
 
 from __future__ import annotations
 
+from graphc.core import hooks
 from graphc.core.attr_types import GRAPH
-from graphc.ops.blocks import ELEMENTWISE
-from graphc.core.registry import OpDef, register
+from graphc.core.interpreter import run_graph
+from graphc.core.registry import OpDef, bind, register
 from graphc.ir.graph import Aval
+from graphc.ops.blocks import ELEMENTWISE
+from graphc.ops.elementwise import _want
 
 
 def _infer(*avals, subgraph):
@@ -41,8 +44,6 @@ def _infer(*avals, subgraph):
 
 
 def _ref(*arrays, subgraph):
-    from graphc.core.interpreter import run_graph
-
     return run_graph(subgraph, list(arrays))
 
 
@@ -50,8 +51,7 @@ FUSED_ELEMENTWISE = register(OpDef(
     name="fused_elementwise",
     attrs={"subgraph": GRAPH},
     infer=_infer, ref=_ref, multiple_results=True, blocks=ELEMENTWISE,
-    extra={"named_by_body": True},  # messages name the user's ops it runs, not this
-    doc="elementwise ops fused by the fusion pass; runs its subgraph",
+    extra={"named_by_body": True},
 ))
 
 
@@ -60,14 +60,10 @@ def _fused_grad(cts, args, outs, subgraph):
     """The fusion pass builds these nodes after tracing, so a tape records them only
     when a user binds one: the subgraph's ops are applied again on a tape of their own
     and walked back with the cotangents (each op by its own rule)."""
-    from graphc.ops.elementwise import _want
-    from graphc.core.registry import bind
-    from graphc.transforms.tape import GradientTape
-
     wrt = [a for a in args if _want(a)]
     if not wrt:
         return (None,) * len(args)
-    with GradientTape() as tape:
+    with hooks.gradient_tape() as tape:
         tape.watch(wrt)
         env = {v.id: a for v, a in zip(subgraph.inputs, args)}
         for node in subgraph.nodes:

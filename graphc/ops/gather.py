@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.core.attr_types import AXIS, INT
-from graphc.ops.indexing import _check_int
-from graphc.core.registry import OpDef, bind, register
-from graphc.core.shapes import normalize_axis
 from graphc import source_info
+from graphc.core.attr_types import AXIS, INT
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
+from graphc.core.shapes import normalize_axis
+from graphc.dtypes import tf_literal
 from graphc.ir.graph import Aval
+from graphc.ops.indexing import _check_int
 
 
 def _gather_axes(p_ndim, i_ndim, axis, batch_dims):
@@ -61,10 +62,10 @@ def _gather_ref(params, indices, axis=None, batch_dims=0):
     return out.reshape(out_shape)
 
 
+# indices must lie in [0, dim) (TensorFlow's rule)
 GATHER = register(OpDef(name="gather",
                         attrs={"axis": AXIS, "batch_dims": INT},
-                        infer=_gather_infer, ref=_gather_ref,
-                        doc="tf.gather (indices must lie in [0, dim))"))
+                        infer=_gather_infer, ref=_gather_ref))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -131,9 +132,9 @@ def _scatter_ref(tensor, indices, updates):
     return out
 
 
+# a new tensor; indices [..., k] index the first k dims
 TENSOR_SCATTER_ND_UPDATE = register(OpDef(
     name="tensor_scatter_nd_update", attrs={}, infer=_scatter_infer, ref=_scatter_ref,
-    doc="tf.tensor_scatter_nd_update (a new tensor; indices [..., k] index the first k dims)",
 ))
 
 
@@ -153,8 +154,6 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
 def _tf_literals(value):
     """TensorFlow-style names convert Python lists with TensorFlow's dtypes (int32...)."""
     if isinstance(value, list | tuple | int | float):
-        from graphc.dtypes import tf_literal
-
         return tf_literal(value)
     return value
 
@@ -168,8 +167,7 @@ def _argwhere_ref(a):
     return np.argwhere(a).astype(np.int64, copy=False)
 
 
-ARGWHERE = register(OpDef(name="argwhere", attrs={}, infer=_argwhere_infer, ref=_argwhere_ref,
-                          doc="np.argwhere / one-argument tf.where: int64 [n, ndim]"))
+ARGWHERE = register(OpDef(name="argwhere", attrs={}, infer=_argwhere_infer, ref=_argwhere_ref))
 
 
 def argwhere(a):
@@ -198,42 +196,5 @@ def nonzero(a):
     return tuple(coords[:, i] for i in range(ndim))
 
 
-# --------------------------------------------------------------------------- gradients
-# (the rule contract is in graphc/ops/elementwise.py's gradients section; selections
-# scatter-add their cotangent back, see graphc/ops/segment.py)
-def _scatter_grad(cts, args, outs):
-    """The result's elements come from the tensor or from the updates (the last of
-    duplicate indices wins, so earlier duplicates get no gradient): the op applied to
-    the positions of both, numbered one after the other, says which."""
-    from graphc import numpy as gnp
-    from graphc.ops.elementwise import _want
-    from graphc.ops.segment import POSITION, positions, scatter_back
-
-    tensor, indices, updates = args
-    if not (_want(tensor) or _want(updates)):
-        return None, None, None
-    where = "tensor_scatter_nd_update"
-    ids_t, ids_u = positions(tensor, where), positions(updates, where)
-    n_t = int(np.prod(tensor.shape, dtype=np.int64))
-    picks = bind(TENSOR_SCATTER_ND_UPDATE, ids_t, indices, ids_u + np.asarray(n_t, POSITION))
-    n_u = int(np.prod(updates.shape, dtype=np.int64))
-    flat = scatter_back((n_t + n_u,), cts[0], picks)
-    return (gnp.reshape(flat[:n_t], tuple(tensor.shape)) if _want(tensor) else None, None,
-            gnp.reshape(flat[n_t:], tuple(updates.shape)) if _want(updates) else None)
-
-
-def _declare_gradients():
-    from graphc.core.registry import NOT_DIFFERENTIABLE
-    from graphc.ops.segment import selection
-
-    GATHER.grad = selection(GATHER)
-    TENSOR_SCATTER_ND_UPDATE.grad = _scatter_grad
-    ARGWHERE.grad = NOT_DIFFERENTIABLE  # integer coordinates
-
-
-_declare_gradients()
-
-# batching (gc.vectorized_map): graphc/ops/index_batch.py
-from graphc.ops import index_batch as _ib  # noqa: E402
-
-GATHER.batch = _ib.gather
+# gradients: graphc/ops/grad_arrays.py; batching: graphc/ops/index_batch.py
+ARGWHERE.grad = NOT_DIFFERENTIABLE  # integer coordinates

@@ -1,24 +1,21 @@
-"""Gradient rules of the joins and splits, ``pad``, ``sort`` and the rearranging shape
-ops (reshape, expand_dims, squeeze, transpose, flip); declared in
-``join.py``, ``pad_tile.py`` and ``shape.py`` (the rule contract is in
-``elementwise.py``'s gradients section; selections in ``segment.py``)."""
+"""Gradient rules of the ops that move elements: the joins and splits (``join.py``),
+``tile``/``pad`` (``pad_tile.py``), the shape ops (``shape.py``), the indexing ops
+(``indexing.py``, ``gather.py``); the end of this module attaches them to the ops. The
+rule contract is in ``elementwise.py``'s gradients section; most of these ops are
+*selections*, whose rule ``segment.selection`` derives.
+"""
 
 from __future__ import annotations
 
-from graphc.core.registry import bind, get
-from graphc.ops.segment import positions, scatter_back, selection  # noqa: F401 - for shape.py
+import numpy as np
 
-
-def _np():
-    from graphc import numpy as gnp
-
-    return gnp
-
-
-def _want(a) -> bool:
-    from graphc.ops.elementwise import _want as want
-
-    return want(a)
+from graphc.core.registry import bind
+from graphc.ops import gather, indexing, join, pad_tile
+from graphc.ops import shape as ops
+from graphc.ops.elementwise import _want
+from graphc.ops.reduce import sum as reduce_sum
+from graphc.ops.segment import POSITION, positions, scatter_back, selection
+from graphc.ops.ufuncs import where
 
 
 def concatenate_grad(cts, args, outs, axis=0):
@@ -33,20 +30,19 @@ def concatenate_grad(cts, args, outs, axis=0):
     for n in sizes[:-1]:
         at += n
         bounds.append(at)
-    pieces = _np().split(cts[0], bounds, axis=ax)
+    pieces = join.split(cts[0], bounds, axis=ax)
     return tuple(p if _want(a) else None for p, a in zip(pieces, args))
 
 
 def stack_grad(cts, args, outs, axis=0):
-    gnp = _np()
     ax = axis % len(outs[0].shape)
-    pieces = gnp.split(cts[0], len(args), axis=ax)
-    return tuple(gnp.squeeze(p, axis=ax) if _want(a) else None for p, a in zip(pieces, args))
+    pieces = join.split(cts[0], len(args), axis=ax)
+    return tuple(ops.squeeze(p, axis=ax) if _want(a) else None for p, a in zip(pieces, args))
 
 
 def split_grad(cts, args, outs, indices_or_sections, axis=0):
     """The pieces' cotangents joined back (the walk gives zeros for unused pieces)."""
-    return (_np().concatenate(list(cts), axis=axis),)
+    return (join.concatenate(list(cts), axis=axis),)
 
 
 def pad_grad(cts, args, outs, pad_width, mode="constant", constant_values=0):
@@ -57,7 +53,7 @@ def pad_grad(cts, args, outs, pad_width, mode="constant", constant_values=0):
     grads = [None] * len(args)
     if not (_want(x) or (constant is not None and _want(constant))):
         return tuple(grads)
-    picks = bind(get("pad"), positions(x, "pad"), *operands, pad_width=pad_width, mode=mode,
+    picks = bind(pad_tile.PAD, positions(x, "pad"), *operands, pad_width=pad_width, mode=mode,
                  constant_values=-1)
     if _want(x):
         grads[0] = scatter_back(x.shape, cts[0], picks)
@@ -65,20 +61,19 @@ def pad_grad(cts, args, outs, pad_width, mode="constant", constant_values=0):
         if tuple(constant.shape) != ():
             raise NotImplementedError("the gradient of pad's constant is implemented for a "
                                       "single (0-d) constant")
-        gnp = _np()
-        grads[-1] = gnp.sum(gnp.where(picks < 0, cts[0], 0))
+        grads[-1] = reduce_sum(where(picks < 0, cts[0], 0))
     return tuple(grads)
 
 
 def sort_grad(cts, args, outs, axis=-1):
     """The sorted values are picked from ``x`` by its (stable) argsort."""
-    gnp = _np()
     x = args[0]
     if not _want(x):
         return (None,)
     ids = positions(x, "sort")
-    order = bind(get("argsort"), x, axis=axis)
-    picks = gnp.take(ids, order) if axis is None else gnp.take_along_axis(ids, order, axis)
+    order = bind(ops.ARGSORT, x, axis=axis)
+    picks = indexing.take(ids, order) if axis is None else indexing.take_along_axis(
+        ids, order, axis)
     return (scatter_back(x.shape, cts[0], picks),)
 
 
@@ -92,7 +87,7 @@ def reshape_grad(in_c_order):
         if x.shape is None or None in x.shape:
             raise NotImplementedError("the gradient of an order='F' reshape needs the "
                                       "input's dims while tracing")
-        back = bind(get("reshape"), cts[0], shape=tuple(x.shape), order=order)
+        back = bind(ops.RESHAPE, cts[0], shape=tuple(x.shape), order=order)
         return (back,) + (None,) * (len(args) - 1)
 
     return grad
@@ -101,25 +96,55 @@ def reshape_grad(in_c_order):
 def back_to_shape(cts, args, outs, **_):
     """Ops that only rearrange: the cotangent reshaped to the input's shape (one dim
     unknown while tracing is inferred; several are read at run time)."""
-    import numpy as np
-
-    from graphc.ops.shape import shape
-
     dims = args[0].shape
     if dims is None:
         raise NotImplementedError("the gradient of a reshape of a tensor of unknown rank "
                                   "is not implemented yet")
     if sum(d is None for d in dims) > 1:
-        return (_np().reshape(cts[0], shape(args[0], out_type=np.int64)),)
-    return (_np().reshape(cts[0], tuple(-1 if d is None else d for d in dims)),)
+        return (ops.reshape(cts[0], ops.shape(args[0], out_type=np.int64)),)
+    return (ops.reshape(cts[0], tuple(-1 if d is None else d for d in dims)),)
 
 
 def transpose_grad(cts, args, outs, axes=None, **_):
-    import numpy as np
-
     inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
-    return (_np().transpose(cts[0], inverse),)
+    return (ops.transpose(cts[0], inverse),)
 
 
 def flip_grad(cts, args, outs, axis=None, **_):
-    return (bind(get("flip"), cts[0], axis=axis),)
+    return (bind(ops.FLIP, cts[0], axis=axis),)
+
+
+def scatter_grad(cts, args, outs):
+    """``tensor_scatter_nd_update``: the result's elements come from the tensor or from
+    the updates (the last of duplicate indices wins, so earlier duplicates get no
+    gradient): the op applied to the positions of both, numbered one after the other,
+    says which."""
+    tensor, indices, updates = args
+    if not (_want(tensor) or _want(updates)):
+        return None, None, None
+    what = "tensor_scatter_nd_update"
+    ids_t, ids_u = positions(tensor, what), positions(updates, what)
+    n_t = int(np.prod(tensor.shape, dtype=np.int64))
+    picks = bind(gather.TENSOR_SCATTER_ND_UPDATE, ids_t, indices,
+                 ids_u + np.asarray(n_t, POSITION))
+    n_u = int(np.prod(updates.shape, dtype=np.int64))
+    flat = scatter_back((n_t + n_u,), cts[0], picks)
+    return (ops.reshape(flat[:n_t], tuple(tensor.shape)) if _want(tensor) else None, None,
+            ops.reshape(flat[n_t:], tuple(updates.shape)) if _want(updates) else None)
+
+
+# --------------------------------------------------------------------------- the rules
+join.CONCATENATE.grad = concatenate_grad
+join.STACK.grad = stack_grad
+join.SPLIT.grad = split_grad
+pad_tile.TILE.grad = selection(pad_tile.TILE)
+pad_tile.PAD.grad = pad_grad
+ops.RESHAPE.grad = reshape_grad(back_to_shape)  # F order too
+ops.EXPAND_DIMS.grad = ops.SQUEEZE.grad = back_to_shape
+ops.BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums it back
+ops.TRANSPOSE.grad = transpose_grad
+ops.FLIP.grad = flip_grad
+ops.SORT.grad, ops.REPEAT.grad = sort_grad, selection(ops.REPEAT)
+for _op in (indexing.GETITEM, indexing.TAKE, indexing.TAKE_ALONG_AXIS, gather.GATHER):
+    _op.grad = selection(_op)
+gather.TENSOR_SCATTER_ND_UPDATE.grad = scatter_grad

@@ -1,5 +1,10 @@
-"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``take``,
-``take_along_axis`` and ``gather`` (installed by graphc/ops/indexing.py and gather.py).
+"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``getitem``, ``take``,
+``take_along_axis`` (graphc/ops/indexing.py) and ``gather`` (gather.py); the end of this
+module attaches them to the ops.
+
+``getitem`` with a static key (no index tensors) indexes each example when a full slice
+for the batch axis goes in front of it; keys with index tensors are looped over (their
+advanced-indexing axis placement is not handled yet).
 
 Batched params alone: the axis shifts (``axis=None``: each example flattened). Batched
 indices alone: the op as it is, the batch axis landing where the indices go. Both: a
@@ -8,13 +13,21 @@ normalized first, so an out-of-range index still raises)."""
 
 from __future__ import annotations
 
-from graphc.ops import batch_util as bu
 from graphc.core.registry import bind
+from graphc.ops import batch_util as bu
+from graphc.ops import elementwise as ew
+from graphc.ops.gather import GATHER
+from graphc.ops.indexing import GETITEM, TAKE, TAKE_ALONG_AXIS
+
+
+def getitem(args, dims, key):
+    if len(args) > 1:
+        return NotImplemented
+    x = bu.to_front(args[0], dims[0])
+    return bind(GETITEM, x, key=(("slice", None, None, None),) + tuple(key)), 0
 
 
 def _normalized(idx, n, mode):
-    from graphc.ops import elementwise as ew
-
     if mode == "wrap":
         return bind(ew.REMAINDER, idx, n)
     if mode == "clip":
@@ -23,9 +36,6 @@ def _normalized(idx, n, mode):
 
 
 def take(args, dims, axis=None, mode="raise"):
-    from graphc.ops.gather import GATHER
-    from graphc.ops.indexing import TAKE
-
     (a, da), (idx, di) = zip(args, dims)
     n = bu.example_rank(a, da)
     if n is None or (n == 0 and axis is not None):
@@ -50,8 +60,6 @@ def take(args, dims, axis=None, mode="raise"):
 
 
 def take_along_axis(args, dims, axis):
-    from graphc.ops.indexing import TAKE_ALONG_AXIS
-
     (a, da), (idx, di) = zip(args, dims)
     n = bu.example_rank(a, da)
     if n is None or (n == 0 and axis is not None):
@@ -67,8 +75,6 @@ def take_along_axis(args, dims, axis):
 
 
 def gather(args, dims, axis=None, batch_dims=0):
-    from graphc.ops.gather import GATHER
-
     (p, dp), (idx, di) = zip(args, dims)
     n, m = bu.example_rank(p, dp), bu.example_rank(idx, di)
     if n is None or m is None or n == 0:
@@ -85,3 +91,7 @@ def gather(args, dims, axis=None, batch_dims=0):
             return NotImplemented
         return bind(GATHER, p, idx, axis=ax + 1, batch_dims=0), 0
     return bind(GATHER, p, bu.to_front(idx, di), axis=ax + 1, batch_dims=bd + 1), 0
+
+
+GETITEM.batch, TAKE.batch, TAKE_ALONG_AXIS.batch = getitem, take, take_along_axis
+GATHER.batch = gather

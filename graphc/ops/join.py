@@ -1,5 +1,6 @@
 """Joining and splitting: concatenate, stack, split (and hstack, vstack, atleast_*),
-with TensorFlow's ``concat``/``stack``.
+with TensorFlow's ``concat``/``stack``. Their gradient rules are attached by
+``grad_arrays.py``, their batching rules by ``shape_batch.py``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import numpy as np
 
 from graphc.core.attr_types import AXIS, INT, INT_OR_INTS
 from graphc.core.registry import ALL, OpDef, bind, register
+from graphc.core.shapes import broadcast_shapes, normalize_axis
+from graphc.ir.graph import Aval
 from graphc.ops.shape import _axes_error, _rank, expand_dims, reshape
 from graphc.ops.shape_args import pack
-from graphc.core.shapes import broadcast_shapes, normalize_axis
-from graphc.tf_api import _tf_args
-from graphc.ir.graph import Aval
+from graphc.ops.tf_elementwise import _list_as, _tf_args
 
 
 def _concat_infer(*xs, axis=0):
@@ -43,7 +44,7 @@ def _concat_infer(*xs, axis=0):
 
 CONCATENATE = register(OpDef(name="concatenate", attrs={"axis": AXIS}, infer=_concat_infer,
                              ref=lambda *xs, axis=0: np.concatenate(xs, axis=axis),
-                             weak_tensors=ALL, doc="np.concatenate"))
+                             weak_tensors=ALL))
 
 
 def _stack_infer(*xs, axis=0):
@@ -62,8 +63,7 @@ def _stack_infer(*xs, axis=0):
 
 
 STACK = register(OpDef(name="stack", attrs={"axis": INT}, infer=_stack_infer,
-                       ref=lambda *xs, axis=0: np.stack(xs, axis=axis), weak_tensors=ALL,
-                       doc="np.stack"))
+                       ref=lambda *xs, axis=0: np.stack(xs, axis=axis), weak_tensors=ALL))
 
 
 def _split_ref(x, indices_or_sections, axis=0):
@@ -89,7 +89,7 @@ def _split_infer(x, indices_or_sections, axis=0):
 SPLIT = register(OpDef(name="split",
                        attrs={"indices_or_sections": INT_OR_INTS, "axis": INT},
                        infer=_split_infer, ref=_split_ref,
-                       multiple_results=True, doc="np.split"))
+                       multiple_results=True))
 
 
 
@@ -101,8 +101,6 @@ def _np_pack(items):
 def _tf_pack(items):
     """TensorFlow's packing of a list holding tensors: numbers beside them take their
     dtype (``[i, 1]`` with an int32 ``i`` is int32)."""
-    from graphc.tf_api import _list_as
-
     items = _tf_args(*[pack(v, _tf_pack) for v in items])
     tensors = [a for a in items if not isinstance(a, int | float | bool)]
     if tensors:
@@ -165,45 +163,4 @@ def split(a, indices_or_sections, axis=0):
     return bind(SPLIT, a, indices_or_sections=ios, axis=axis)
 
 
-# --------------------------------------------------------------------------- gradients
-# (the rule contract is in graphc/ops/elementwise.py's gradients section)
-def _declare_gradients():
-    from graphc.ops import grad_arrays
-
-    CONCATENATE.grad = grad_arrays.concatenate_grad
-    STACK.grad = grad_arrays.stack_grad
-    SPLIT.grad = grad_arrays.split_grad
-
-
-_declare_gradients()
-
-
-# --------------------------------------------------------------------------- batching
-# ``batch(args, dims, **attrs)`` (gc.vectorized_map): every operand gets the batch axis at
-# 0 (an unbatched one is broadcast over the batch: these ops do not broadcast) and the
-# example axis shifts by one.
-def _join_batch(op, extra: int):
-    def rule(args, dims, axis=0):
-        from graphc.ops import batch_util as bu
-
-        ranks = {bu.example_rank(a, d) for a, d in zip(args, dims)}
-        if None in ranks or len(ranks) != 1:
-            return NotImplemented  # the op's own error, per example, comes from the loop
-        n = ranks.pop() + extra
-        if n == 0:
-            return NotImplemented
-        return bind(op, *bu.all_to_front(args, dims), axis=bu.shift_axis(axis, n)), 0
-    return rule
-
-
-CONCATENATE.batch = _join_batch(CONCATENATE, 0)
-STACK.batch = _join_batch(STACK, 1)
-
-
-def _split_batch(args, dims, **attrs):
-    from graphc.ops import shape_batch
-
-    return shape_batch.split(SPLIT)(args, dims, **attrs)
-
-
-SPLIT.batch = _split_batch
+# gradients: graphc/ops/grad_arrays.py; batching: graphc/ops/shape_batch.py

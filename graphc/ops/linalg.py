@@ -1,16 +1,19 @@
 """Linear algebra: matmul (batched, broadcasting), dot, vdot, inner, outer, tensordot,
-einsum, trace.
+einsum, trace. The gradient rules are attached by ``linalg_grad.py``, the batching rules
+by ``linalg_batch.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops import blocks
 from graphc.core.attr_types import INT, INT_OR_INTS, STR, one_of, tuple_of
 from graphc.core.registry import ALL, OpDef, bind, register
 from graphc.core.shapes import broadcast_shapes, probe_infer
 from graphc.ir.graph import Aval
+from graphc.ops import blocks
+from graphc.ops.shape import swapaxes
+from graphc.ops.tf_elementwise import _tf_args
 
 
 def _matmul_dtype(a, b):
@@ -39,8 +42,7 @@ def _matmul_infer(a, b):
     return Aval(out, _matmul_dtype(a, b))
 
 
-MATMUL = register(OpDef(name="matmul", attrs={}, infer=_matmul_infer, ref=np.matmul, weak=ALL,
-                        doc="np.matmul (BLAS for floats)"))
+MATMUL = register(OpDef(name="matmul", attrs={}, infer=_matmul_infer, ref=np.matmul, weak=ALL))
 
 
 def _dot_ref(a, b):
@@ -59,20 +61,20 @@ def _dot_infer(a, b):
     return Aval(a.shape[:-1] + b.shape[:-2] + b.shape[-1:], dtype)
 
 
-DOT = register(OpDef(name="dot", attrs={}, infer=_dot_infer, ref=_dot_ref, weak=ALL, doc="np.dot"))
+DOT = register(OpDef(name="dot", attrs={}, infer=_dot_infer, ref=_dot_ref, weak=ALL))
 
 
 def _vdot_infer(a, b):
     return Aval((), np.result_type(a.dtype, b.dtype))
 
 
-VDOT = register(OpDef(name="vdot", attrs={}, infer=_vdot_infer, ref=np.vdot, doc="np.vdot"))
+VDOT = register(OpDef(name="vdot", attrs={}, infer=_vdot_infer, ref=np.vdot))
 
 
-def _probe_op(name, ref, doc, attrs):
+def _probe_op(name, ref, attrs):
     return register(OpDef(name=name, infer=lambda *avals, **attrs: probe_infer(ref, avals,
                                                                                attrs),
-                          ref=ref, doc=doc, attrs=attrs))
+                          ref=ref, attrs=attrs))
 
 
 def _inner_ref(a, b):
@@ -171,23 +173,19 @@ def _einsum_infer(*avals, subscripts):
     for part in out.split("...") if "..." in out else [out]:
         shape.append([sizes[c] for c in part])
     if "..." in out:
-        from graphc.core.shapes import broadcast_shapes as _bcast
-
-        shape.insert(1, list(_bcast(*ellipses)) if ellipses else [])
+        shape.insert(1, list(broadcast_shapes(*ellipses)) if ellipses else [])
     return Aval(tuple(d for part in shape for d in part), dtype)
 
 
-INNER = register(OpDef(name="inner", attrs={}, infer=_inner_infer, ref=_inner_ref, doc="np.inner"))
-OUTER = _probe_op("outer", _outer_ref, "np.outer", {})
+INNER = register(OpDef(name="inner", attrs={}, infer=_inner_infer, ref=_inner_ref))
+OUTER = _probe_op("outer", _outer_ref, {})
 TENSORDOT = register(OpDef(name="tensordot",
                            attrs={"axes": one_of(INT, tuple_of(INT_OR_INTS, 2))},
-                           infer=_tensordot_infer, ref=_tensordot_ref,
-                           doc="np.tensordot"))
+                           infer=_tensordot_infer, ref=_tensordot_ref))
 EINSUM = register(OpDef(name="einsum",
                         attrs={"subscripts": STR},
-                        infer=_einsum_infer, ref=_einsum_ref,
-                        doc="np.einsum"))
-TRACE = _probe_op("trace", _trace_ref, "np.trace", {"offset": INT, "axis1": INT, "axis2": INT})
+                        infer=_einsum_infer, ref=_einsum_ref))
+TRACE = _probe_op("trace", _trace_ref, {"offset": INT, "axis1": INT, "axis2": INT})
 
 
 # ----------------------------------------------------------------------------- API
@@ -198,9 +196,6 @@ def matmul(a, b):
 
 def tf_matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """``tf.matmul`` with its ``transpose_a``/``transpose_b`` flags."""
-    from graphc.ops.shape import swapaxes
-    from graphc.tf_api import _tf_args
-
     a, b = _tf_args(a, b)  # TensorFlow literal dtypes: [[1.]] is float32
     if transpose_a:
         a = swapaxes(a, -1, -2)
@@ -249,100 +244,5 @@ def trace(a, offset=0, axis1=0, axis2=1):
     return bind(TRACE, a, offset=offset, axis1=axis1, axis2=axis2)
 
 
-# --------------------------------------------------------------------------- gradients
-# (see the rule contract in graphc/ops/elementwise.py's gradients section)
-def _matmul_grad(cts, args, outs, **_):
-    """1-D operands act as a row (left) or a column (right); batch dims the operands
-    broadcast are summed back by the walk."""
-    from graphc import numpy as gnp
-    from graphc.ops.elementwise import _want
-
-    x, y = args
-    g = cts[0]
-    x_vec, y_vec = len(x.shape) == 1, len(y.shape) == 1
-    X = gnp.expand_dims(x, 0) if x_vec else x
-    Y = gnp.expand_dims(y, -1) if y_vec else y
-    if x_vec:
-        g = gnp.expand_dims(g, -2 if not y_vec else 0)
-    if y_vec:
-        g = gnp.expand_dims(g, -1)
-    gx = gy = None
-    if _want(x):
-        gx = gnp.matmul(g, gnp.swapaxes(Y, -1, -2))
-        if x_vec:
-            gx = gnp.squeeze(gx, -2)
-    if _want(y):
-        gy = gnp.matmul(gnp.swapaxes(X, -1, -2), g)
-        if y_vec:
-            gy = gnp.squeeze(gy, -1)
-    return gx, gy
-
-
-def _dot_grad(cts, args, outs, **_):
-    x, y = args
-    if x.shape == () or y.shape == ():  # a scalar times an array
-        from graphc.ops.elementwise import MULTIPLY
-
-        return MULTIPLY.grad(cts, args, outs)
-    if len(y.shape) <= 2:
-        return _matmul_grad(cts, args, outs)
-    return linalg_grad.dot_nd_grad(cts, args, outs)
-
-
-from graphc.ops import linalg_grad  # noqa: E402  (the rules below; it imports this lazily)
-
-MATMUL.grad = _matmul_grad
-DOT.grad = _dot_grad
-EINSUM.grad = linalg_grad.einsum_grad
-TENSORDOT.grad = linalg_grad.tensordot_grad
-INNER.grad = linalg_grad.inner_grad
-OUTER.grad = linalg_grad.outer_grad
-VDOT.grad = linalg_grad.vdot_grad
-TRACE.grad = linalg_grad.trace_grad
-
-
-# --------------------------------------------------------------------------- batching
-# ``batch(args, dims)`` (gc.vectorized_map): matmul of batched operands is a batched
-# matmul. A 1-D operand becomes a matrix (a row for the left, a column for the right)
-# and that axis is squeezed from the result; each batched operand gets its batch axis at
-# 0 and ones after it up to the result's batch rank, so NumPy's matmul broadcasting pairs
-# example k of one with example k of the other.
-def _matmul_batch(args, dims):
-    from graphc.ops import batch_util as bu
-
-    ranks = [bu.example_rank(a, d) for a, d in zip(args, dims)]
-    if None in ranks or 0 in ranks:
-        return NotImplemented
-    (a, b), (da, db) = args, dims
-    a, b = bu.to_front(a, da), bu.to_front(b, db)
-    da, db = (None if d is None else 0 for d in dims)
-    squeeze = []
-    if ranks[0] == 1:
-        a, ranks[0] = bu.bind_expand(a, -2), 2
-        squeeze.append(-2)
-    if ranks[1] == 1:
-        b, ranks[1] = bu.bind_expand(b, -1), 2
-        squeeze.append(-1)
-    widest = max(ranks)
-    operands = []
-    for x, d, k in ((a, da, ranks[0]), (b, db, ranks[1])):
-        if d is not None and k < widest:
-            x = bu.bind_expand(x, *range(1, 1 + widest - k))
-        operands.append(x)
-    out = bind(MATMUL, *operands)
-    if squeeze:
-        from graphc.ops.shape import SQUEEZE
-
-        out = bind(SQUEEZE, out, axis=tuple(squeeze) if len(squeeze) > 1 else squeeze[0])
-    return out, 0
-
-
-MATMUL.batch = _matmul_batch
 MATMUL.blocks = blocks.MATMUL  # graphc.dask: blockwise while the contracted dim is whole
-
-# dot, inner, outer, tensordot, einsum: one einsum with a batch label
-# (graphc/ops/linalg_batch.py).
-from graphc.ops import linalg_batch as _lb  # noqa: E402
-
-DOT.batch, INNER.batch, OUTER.batch = _lb.dot, _lb.inner, _lb.outer
-TENSORDOT.batch, EINSUM.batch = _lb.tensordot, _lb.einsum
+# gradients: graphc/ops/linalg_grad.py; batching: graphc/ops/linalg_batch.py

@@ -1,26 +1,60 @@
-"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``dot``, ``inner``,
-``outer``, ``tensordot`` and ``einsum`` (graphc/ops/linalg.py installs them): each becomes
-one ``einsum`` whose batched operands carry an extra label for the batch axis (put
-first), the result's batch axis at 0. 0-d examples in ``dot``/``inner`` multiply."""
+"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of the ops of
+graphc/ops/linalg.py; the end of this module attaches them to the ops.
+
+``matmul`` of batched operands is a batched matmul. ``dot``, ``inner``, ``outer``,
+``tensordot`` and ``einsum`` each become one ``einsum`` whose batched operands carry an
+extra label for the batch axis (put first), the result's batch axis at 0. 0-d examples in
+``dot``/``inner`` multiply."""
 
 from __future__ import annotations
 
 import string
 
-from graphc.ops import batch_util as bu
 from graphc.core.registry import bind
+from graphc.ops import batch_util as bu
+from graphc.ops import linalg
+from graphc.ops.elementwise import MULTIPLY
+from graphc.ops.shape import RESHAPE, SQUEEZE
+
+
+def matmul(args, dims):
+    """A 1-D operand becomes a matrix (a row for the left, a column for the right) and that
+    axis is squeezed from the result; each batched operand gets its batch axis at 0 and
+    ones after it up to the result's batch rank, so NumPy's matmul broadcasting pairs
+    example k of one with example k of the other."""
+    ranks = [bu.example_rank(a, d) for a, d in zip(args, dims)]
+    if None in ranks or 0 in ranks:
+        return NotImplemented
+    (a, b), (da, db) = args, dims
+    a, b = bu.to_front(a, da), bu.to_front(b, db)
+    da, db = (None if d is None else 0 for d in dims)
+    squeeze = []
+    if ranks[0] == 1:
+        a, ranks[0] = bu.bind_expand(a, -2), 2
+        squeeze.append(-2)
+    if ranks[1] == 1:
+        b, ranks[1] = bu.bind_expand(b, -1), 2
+        squeeze.append(-1)
+    widest = max(ranks)
+    operands = []
+    for x, d, k in ((a, da, ranks[0]), (b, db, ranks[1])):
+        if d is not None and k < widest:
+            x = bu.bind_expand(x, *range(1, 1 + widest - k))
+        operands.append(x)
+    out = bind(linalg.MATMUL, *operands)
+    if squeeze:
+        out = bind(SQUEEZE, out, axis=tuple(squeeze) if len(squeeze) > 1 else squeeze[0])
+    return out, 0
 
 
 def _einsum(terms, out, args, dims):
     """einsum of ``args`` with ``terms`` (example labels per operand) and ``out``: the batch
     label ``Z`` goes in front of batched operands and of the result."""
-    from graphc.ops.linalg import EINSUM
-
     ops, subs = [], []
     for a, d, t in zip(args, dims, terms):
         ops.append(bu.to_front(a, d))
         subs.append(("Z" if d is not None else "") + t)
-    return bind(EINSUM, *ops, subscripts=",".join(subs) + "->Z" + out), 0
+    return bind(linalg.EINSUM, *ops, subscripts=",".join(subs) + "->Z" + out), 0
 
 
 def _labels(n, start=0):
@@ -33,8 +67,6 @@ def _ranks(args, dims):
 
 
 def _multiply(args, dims):
-    from graphc.ops.elementwise import MULTIPLY
-
     return MULTIPLY.batch(args, dims)
 
 
@@ -73,8 +105,6 @@ def outer(args, dims):
     flat = []
     for a, d in zip(args, dims):
         if d is None:
-            from graphc.ops.shape import RESHAPE
-
             flat.append(bind(RESHAPE, a, shape=(-1,), order="C"))
         else:
             x = bu.flatten_examples(bu.to_front(a, d))
@@ -118,3 +148,8 @@ def einsum(args, dims, subscripts):
         out = ("..." if "..." in ins else "") + "".join(
             sorted(c for c in set(counts) if counts.count(c) == 1))
     return _einsum(ins.split(","), out, args, dims)
+
+
+linalg.MATMUL.batch = matmul
+linalg.DOT.batch, linalg.INNER.batch, linalg.OUTER.batch = dot, inner, outer
+linalg.TENSORDOT.batch, linalg.EINSUM.batch = tensordot, einsum

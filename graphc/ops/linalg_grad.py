@@ -1,5 +1,6 @@
-"""Gradient rules of the contractions (``einsum`` and what reduces to it: ``tensordot``,
-``inner``, ``dot``), ``outer``, ``vdot`` and ``trace``; declared in ``linalg.py``.
+"""Gradient rules of the ops of ``linalg.py``: ``matmul``, the contractions (``einsum``
+and what reduces to it: ``tensordot``, ``inner``, ``dot``), ``outer``, ``vdot`` and
+``trace``; the end of this module attaches them to the ops.
 
 The cotangent of an einsum operand is itself one einsum: the cotangent and the other
 operands, contracted to the operand's labels. Two cases need extra operands, both
@@ -15,17 +16,43 @@ from __future__ import annotations
 
 import string
 
+from graphc.ops import linalg
+from graphc.ops.creation import eye, ones
+from graphc.ops.elementwise import MULTIPLY, _want
+from graphc.ops.shape import expand_dims, moveaxis, reshape, squeeze, swapaxes
 
-def _np():
-    from graphc import numpy as gnp
 
-    return gnp
+def matmul_grad(cts, args, outs, **_):
+    """1-D operands act as a row (left) or a column (right); batch dims the operands
+    broadcast are summed back by the walk."""
+    x, y = args
+    g = cts[0]
+    x_vec, y_vec = len(x.shape) == 1, len(y.shape) == 1
+    X = expand_dims(x, 0) if x_vec else x
+    Y = expand_dims(y, -1) if y_vec else y
+    if x_vec:
+        g = expand_dims(g, -2 if not y_vec else 0)
+    if y_vec:
+        g = expand_dims(g, -1)
+    gx = gy = None
+    if _want(x):
+        gx = linalg.matmul(g, swapaxes(Y, -1, -2))
+        if x_vec:
+            gx = squeeze(gx, -2)
+    if _want(y):
+        gy = linalg.matmul(swapaxes(X, -1, -2), g)
+        if y_vec:
+            gy = squeeze(gy, -1)
+    return gx, gy
 
 
-def _want(a) -> bool:
-    from graphc.ops.elementwise import _want as want
-
-    return want(a)
+def dot_grad(cts, args, outs, **_):
+    x, y = args
+    if x.shape == () or y.shape == ():  # a scalar times an array
+        return MULTIPLY.grad(cts, args, outs)
+    if len(y.shape) <= 2:
+        return matmul_grad(cts, args, outs)
+    return dot_nd_grad(cts, args, outs)
 
 
 def parse_einsum(subscripts, shapes):
@@ -70,7 +97,6 @@ def parse_einsum(subscripts, shapes):
 
 def einsum_operand_grad(ct, operands, terms, out, k):
     """The cotangent of ``operands[k]`` (see the module doc)."""
-    gnp = _np()
     x = operands[k]
     sizes = dict(zip(terms[k], x.shape))
     fresh = iter(c for c in string.ascii_letters
@@ -83,15 +109,15 @@ def einsum_operand_grad(ct, operands, terms, out, k):
             tie = next(fresh)
             target.append(tie)
             extra_terms.append(label + tie)
-            extra_ops.append(gnp.eye(_known(n), dtype=ct.dtype))
+            extra_ops.append(eye(_known(n), dtype=ct.dtype))
             continue
         target.append(label)
         if label not in others:  # summed away: broadcast the cotangent along it
             extra_terms.append(label)
-            extra_ops.append(gnp.ones((_known(n),), dtype=ct.dtype))
+            extra_ops.append(ones((_known(n),), dtype=ct.dtype))
     ins = ["".join(out)] + ["".join(t) for j, t in enumerate(terms) if j != k] + extra_terms
     ops = [ct] + [o for j, o in enumerate(operands) if j != k] + extra_ops
-    return gnp.einsum(",".join(ins) + "->" + "".join(target), *ops)
+    return linalg.einsum(",".join(ins) + "->" + "".join(target), *ops)
 
 
 def _known(n):
@@ -134,8 +160,6 @@ def tensordot_grad(cts, args, outs, axes=2):
 def inner_grad(cts, args, outs):
     a, b = args
     if not a.shape or not b.shape:  # a scalar multiplies
-        from graphc.ops.elementwise import MULTIPLY
-
         return MULTIPLY.grad(cts, args, outs)
     return tensordot_grad(cts, args, outs, axes=((len(a.shape) - 1,), (len(b.shape) - 1,)))
 
@@ -148,32 +172,39 @@ def dot_nd_grad(cts, args, outs):
 
 
 def outer_grad(cts, args, outs):
-    gnp = _np()
     a, b = args
     g = cts[0]
-    return (gnp.reshape(gnp.matmul(g, gnp.reshape(b, (-1,))), tuple(a.shape))
+    return (reshape(linalg.matmul(g, reshape(b, (-1,))), tuple(a.shape))
             if _want(a) else None,
-            gnp.reshape(gnp.matmul(gnp.reshape(a, (-1,)), g), tuple(b.shape))
+            reshape(linalg.matmul(reshape(a, (-1,)), g), tuple(b.shape))
             if _want(b) else None)
 
 
 def vdot_grad(cts, args, outs):
     """The sum of the flattened products (real operands: graphc has no complex
     conjugate op yet, which complex ones would need)."""
-    gnp = _np()
     a, b = args
     g = cts[0]
-    return (g * gnp.reshape(b, tuple(a.shape)) if _want(a) else None,
-            g * gnp.reshape(a, tuple(b.shape)) if _want(b) else None)
+    return (g * reshape(b, tuple(a.shape)) if _want(a) else None,
+            g * reshape(a, tuple(b.shape)) if _want(b) else None)
 
 
 def trace_grad(cts, args, outs, offset=0, axis1=0, axis2=1):
     """The cotangent placed on the diagonal ``offset`` of the (axis1, axis2) planes."""
-    gnp = _np()
     x = args[0]
     nd = len(x.shape)
     a1, a2 = axis1 % nd, axis2 % nd
     n, m = _known(x.shape[a1]), _known(x.shape[a2])
-    eye = gnp.eye(n, m, k=offset, dtype=cts[0].dtype)
-    g = gnp.expand_dims(gnp.expand_dims(cts[0], -1), -1) * eye
-    return (gnp.moveaxis(g, (-2, -1), (a1, a2)),)
+    diagonal = eye(n, m, k=offset, dtype=cts[0].dtype)
+    g = expand_dims(expand_dims(cts[0], -1), -1) * diagonal
+    return (moveaxis(g, (-2, -1), (a1, a2)),)
+
+
+linalg.MATMUL.grad = matmul_grad
+linalg.DOT.grad = dot_grad
+linalg.EINSUM.grad = einsum_grad
+linalg.TENSORDOT.grad = tensordot_grad
+linalg.INNER.grad = inner_grad
+linalg.OUTER.grad = outer_grad
+linalg.VDOT.grad = vdot_grad
+linalg.TRACE.grad = trace_grad

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc import numpy as _gnp
-from graphc.ops import elementwise as ew
 from graphc.core.registry import fast_binary, fast_unary
 from graphc.core.tensor import _operand
+from graphc.ops import elementwise as ew
+from graphc.ops import ufuncs
+from graphc.ops.linalg import matmul as _matmul
 
 
 def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
@@ -43,7 +44,7 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
         # ndarray's ``a ** 2`` is np.square(a), which differs from np.power(a, 2) in one
         # case: for bools it gives int8, not int64
         if type(other) is int and other == 2 and self.dtype == np.bool_:
-            return _gnp.square(self)
+            return ufuncs.square(self)
         return power(self, other)
 
     Tensor.__pow__ = pow_
@@ -52,20 +53,20 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
         setattr(Tensor, f"__{name}__", binary(op))
 
     def matmul(self, other):
-        return _gnp.matmul(self, other)
+        return _matmul(self, other)
 
     def rmatmul(self, other):
-        return _gnp.matmul(other, self)
+        return _matmul(other, self)
 
     def divmod_(self, other):  # NumPy's divmod: floor_divide and remainder of the pair
         if type(other) is not Tensor and not _operand(other):
             return NotImplemented
-        return _gnp.floor_divide(self, other), _gnp.remainder(self, other)
+        return ufuncs.floor_divide(self, other), ufuncs.remainder(self, other)
 
     def rdivmod(self, other):
         if type(other) is not Tensor and not _operand(other):
             return NotImplemented
-        return _gnp.floor_divide(other, self), _gnp.remainder(other, self)
+        return ufuncs.floor_divide(other, self), ufuncs.remainder(other, self)
 
     Tensor.__matmul__ = matmul
     Tensor.__rmatmul__ = rmatmul

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops import shape_args
+from graphc import source_info
 from graphc.core.attr_types import NONE, NUMBER, SHAPE, STR, one_of, tuple_of
 from graphc.core.registry import OpDef, bind, get, register
 from graphc.core.shapes import probe_infer
-from graphc import source_info
-from graphc.ir.graph import Aval
 from graphc.core.tensor import Tensor
+from graphc.ir.graph import Aval
+from graphc.ops import shape_args
+from graphc.ops.tf_elementwise import _tf_args
 
 
 # ----------------------------------------------------------------------------- tile
@@ -43,9 +44,7 @@ def _tile_infer(x, *reps_operand, reps):
                       for d, r in zip(dims, reps)), x.dtype)
 
 
-TILE = register(OpDef(name="tile", attrs={"reps": SHAPE}, infer=_tile_infer, ref=_tile_ref,
-                      doc="np.tile; with a second operand (1-D int64) the repetitions are "
-                          "read from it at run time (``reps``: their template)"))
+TILE = register(OpDef(name="tile", attrs={"reps": SHAPE}, infer=_tile_infer, ref=_tile_ref))
 
 
 # ----------------------------------------------------------------------------- pad
@@ -88,9 +87,7 @@ def _pad_infer(x, *operands, pad_width, mode="constant", constant_values=0):
 PAD = register(OpDef(name="pad",
                      attrs={"pad_width": tuple_of(SHAPE), "mode": STR,
                             "constant_values": one_of(NONE, NUMBER)},
-                     infer=_pad_infer, ref=_pad_ref,
-                     doc="np.pad; widths holding ``None`` come from an (n, 2) int64 operand, "
-                         "``constant_values=None`` from the last operand"))
+                     infer=_pad_infer, ref=_pad_ref))
 
 
 # ----------------------------------------------------------------------------- API
@@ -110,8 +107,6 @@ def tile(a, reps):
 def tf_tile(input, multiples, name=None):  # noqa: A002
     """``tf.tile``: ``multiples`` has one entry per dim of ``input`` (ints, traced 0-d
     ints or a 1-D integer tensor)."""
-    from graphc.tf_api import _tf_args
-
     return tile(*_tf_args(input), multiples)
 
 
@@ -211,33 +206,9 @@ def pad(a, pad_width, mode="constant", constant_values=0):
 def tf_pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """``tf.pad``: ``paddings`` is ``(rank, 2)`` (ints, traced 0-d ints or an integer
     tensor); modes "CONSTANT", "REFLECT", "SYMMETRIC"."""
-    from graphc.tf_api import _tf_args
-
     return pad(*_tf_args(tensor), paddings, mode=str(mode).lower(),
                constant_values=constant_values)
 
 
-# --------------------------------------------------------------------------- gradients
-# Selections (see segment.py): the op applied to the input's positions, the padding's
-# constant standing at position -1.
-def _declare_gradients():
-    from graphc.ops import grad_arrays
-    from graphc.ops.segment import selection
-
-    TILE.grad = selection(TILE)
-    PAD.grad = grad_arrays.pad_grad
-
-
-_declare_gradients()
-
-
-# --------------------------------------------------------------------------- batching
-# gc.vectorized_map: the batch axis goes first, reps gain a 1 and pad widths a (0, 0) for
-# it (graphc/ops/shape_batch.py).
-def _declare_batching():
-    from graphc.ops import shape_batch
-
-    TILE.batch, PAD.batch = shape_batch.tile(TILE), shape_batch.pad(PAD)
-
-
-_declare_batching()
+# gradients: graphc/ops/grad_arrays.py (selections, see segment.py; the padding's
+# constant stands at position -1); batching: graphc/ops/shape_batch.py

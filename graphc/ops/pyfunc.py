@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import source_info
+from graphc.core import hooks, trace
+from graphc.core.attr_types import BOOL, DTYPES, PYOBJ, STR
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, _operands, bind, register
+from graphc.core.tensor import Tensor, _eager
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
-from graphc.core.attr_types import BOOL, DTYPES, PYOBJ, STR
-from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
-from graphc import source_info
-from graphc.core import trace
 from graphc.ir.graph import Aval
-from graphc.core.tensor import Tensor, _eager
-from graphc.transforms import tape as _tape
 
 
 class FunctionRef:
@@ -181,10 +180,8 @@ def _py_function_grad(cts, args, outputs, *, func, Tout, single, kind, name):
     n = len(args)
 
     def vjp(*values):
-        from graphc.transforms.tape import GradientTape
-
         xs, upstream = list(values[:n]), values[n:]
-        with GradientTape() as tape:
+        with hooks.gradient_tape() as tape:
             tape.watch([xs[i] for i in wrt])
             result = func.fn(*xs)
         ys = [result] if single else list(result) if isinstance(result, list | tuple) \
@@ -208,24 +205,22 @@ NUMPY_FUNCTION = register(OpDef(
     infer=_infer, ref=_ref, stateful=True, multiple_results=True,
     grad=NOT_DIFFERENTIABLE,
     extra={"runs_user_code": True, "python_side": "gc.numpy_function"},
-    doc="call a Python function on ndarrays at run time",
 ))
+# numpy_function(stateful=False): may be merged or pruned, never folded
 STATELESS_NUMPY_FUNCTION = register(OpDef(
     name="stateless_numpy_function",
     attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
     infer=_infer, ref=_ref, multiple_results=True,
     grad=NOT_DIFFERENTIABLE, extra={"runs_user_code": True, "no_fold": True,
                                   "python_side": "gc.numpy_function"},
-    doc="numpy_function(stateful=False): may be merged or pruned, never folded",
 ))
+# differentiable: its gradient runs the function again under an eager GradientTape
 PY_FUNCTION = register(OpDef(
     name="py_function",
     attrs={"func": PYOBJ, "Tout": DTYPES, "single": BOOL, "kind": STR, "name": STR},
     infer=_infer, ref=_ref, stateful=True, multiple_results=True,
     grad=_py_function_grad,
     extra={"runs_user_code": True, "python_side": "gc.py_function"},
-    doc="call a Python function on eager tensors at run time (differentiable: its "
-        "gradient runs it again under an eager GradientTape)",
 ))
 
 
@@ -247,13 +242,11 @@ def _call(op, kind, func, inp, Tout, name):
         where = source_info.user_location()
 
         def run_now(op, args, attrs):
-            from graphc.core.registry import _operands
-
             arrays = _operands(op, list(args))
             return [_eager(a) for a in run(func, arrays, dtypes, single, kind, name, where)]
 
-        if _tape.recording:  # a GradientTape records: let it see this call
-            outs = _tape.record_bind(run_now, op, tuple(inp), attrs)
+        if hooks.tapes:  # a GradientTape records: let it see this call
+            outs = hooks.record_bind(run_now, op, tuple(inp), attrs)
         else:
             outs = run_now(op, inp, attrs)
     return outs[0] if single else list(outs)

@@ -12,10 +12,10 @@ import operator
 
 import numpy as np
 
-from graphc.ops import shape_args
 from graphc.core.attr_types import DTYPE, NUMBER, OPT_INT, SHAPE
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ir.graph import Aval
+from graphc.ops import shape_args
 
 
 class _RngState:
@@ -75,22 +75,20 @@ def _infer(*shape_operand, shape, dtype, **attrs):
     return Aval(shape, dtype)
 
 
+# uniform values in [low, high) (integers for integer dtypes); with an operand (a 1-D
+# int64 tensor) the shape is read from it at run time and ``shape`` is its template,
+# as for ``full``; random_normal takes the same optional shape operand
 RANDOM_UNIFORM = register(OpDef(
     name="random_uniform",
     attrs={"shape": SHAPE, "dtype": DTYPE, "low": NUMBER, "high": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_uniform_ref, stateful=True,
     extra={"python_side": "gc.random.uniform"},
-    doc="uniform values in [low, high) (integers for integer dtypes); with an operand (a "
-        "1-D int64 tensor) the shape is read from it at run time and ``shape`` is its "
-        "template, as for ``full``",
 ))
 RANDOM_NORMAL = register(OpDef(
     name="random_normal",
     attrs={"shape": SHAPE, "dtype": DTYPE, "loc": NUMBER, "scale": NUMBER, "seed": OPT_INT},
     infer=_infer, ref=_normal_ref, stateful=True,
     extra={"python_side": "gc.random.normal"},
-    doc="normal values with mean loc and standard deviation scale; an optional shape "
-        "operand as for random_uniform",
 ))
 
 

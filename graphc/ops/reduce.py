@@ -1,17 +1,20 @@
 """Reductions and scans: sum, prod, mean, std, var, max, min, argmax, argmin, any, all,
 cumsum, cumprod. ``axis`` is None, an int or a tuple; dtypes follow NumPy exactly (they
-are probed from the NumPy implementation on a one-element stand-in).
+are probed from the NumPy implementation on a one-element stand-in). The gradient rules
+are attached by ``reduce_grad.py``, the batching rules by ``reduce_batch.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops import blocks
 from graphc.core.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import normalize_axes, normalize_axis, probe_dtype
 from graphc.ir.graph import Aval
+from graphc.ops import blocks
+from graphc.ops.convert import convert_to_tensor
+from graphc.ops.elementwise import CAST
 
 
 def _reduced_shape(shape, axis, keepdims):
@@ -46,7 +49,7 @@ def _reduction(name, fn, extra=None):
         shape = _reduced_shape(x.shape, axis, keepdims)
         return Aval(shape, probe_dtype(ref, [x], keepdims=keepdims, **kw))
 
-    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+    return register(OpDef(name=name, infer=infer, ref=ref,
                           attrs={"axis": AXES, "keepdims": BOOL, **(extra or {})}))
 
 
@@ -74,7 +77,7 @@ def _arg_reduction(name, fn):
             shape = _reduced_shape(x.shape, normalize_axis(axis, len(x.shape)), keepdims)
         return Aval(shape, np.dtype(np.intp))
 
-    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+    return register(OpDef(name=name, infer=infer, ref=ref,
                           attrs={"axis": AXIS, "keepdims": BOOL},
                           blocks=blocks.ARG_REDUCTION))
 
@@ -100,7 +103,7 @@ def _scan(name, fn):
             shape = x.shape
         return Aval(shape, probe_dtype(ref, [x], dtype=dtype))
 
-    return register(OpDef(name=name, infer=infer, ref=ref, doc=f"np.{fn.__name__}",
+    return register(OpDef(name=name, infer=infer, ref=ref,
                           attrs={"axis": AXIS, "dtype": OPT_DTYPE}))
 
 
@@ -232,8 +235,6 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 def tf_argmax(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
     """``tf.argmax``: ``axis=None`` means axis 0, as in TensorFlow."""
-    from graphc.ops.elementwise import CAST
-
     out = bind(ARGMAX, _tf_input(input), axis=0 if axis is None else axis, keepdims=False)
     if np.dtype(output_type) != out.dtype:
         out = bind(CAST, out, dtype=np.dtype(output_type))
@@ -241,8 +242,6 @@ def tf_argmax(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
 
 
 def _tf_input(x):
-    from graphc.ops.creation import convert_to_tensor
-
     return convert_to_tensor(x)
 
 
@@ -251,61 +250,5 @@ def _keep(x):
     return dt if dt.kind in "iufc" else None
 
 
-# --------------------------------------------------------------------------- gradients
-# (see the rule contract in graphc/ops/elementwise.py's gradients section)
-from graphc.ops.reduce_grad import (  # noqa: E402 - the rules' bodies
-    _cumprod_grad,
-    _cumsum_grad,
-    _extreme_grad,
-    _mean_grad,
-    _prod_grad,
-    _std_grad,
-    _sum_grad,
-    _var_grad,
-)
-
-SUM.grad = _sum_grad
-MEAN.grad = _mean_grad
-MAX.grad = MIN.grad = _extreme_grad
-VAR.grad = _var_grad
-STD.grad = _std_grad
-PROD.grad = _prod_grad
-CUMSUM.grad = _cumsum_grad
-CUMPROD.grad = _cumprod_grad
+# gradients: graphc/ops/reduce_grad.py; batching: graphc/ops/reduce_batch.py
 ARGMAX.grad = ARGMIN.grad = ANY.grad = ALL.grad = NOT_DIFFERENTIABLE
-
-
-# ----------------------------------------------------------------------------- batching
-# ``batch(args, dims, **attrs)`` (gc.vectorized_map): the batch axis goes to 0 and the
-# example's axes shift by one; ``axis=None`` reduces every axis but the batch axis (and
-# for argmax/argmin and the scans, which flatten then, the example is flattened first).
-# NumPy's axis rules for 0-d inputs and unknown ranks are left to the loop.
-def _batch_rule(op, flattens: bool, keeps: bool):
-    def rule(args, dims, axis=None, **attrs):
-        from graphc.ops import batch_util as bu
-
-        x = bu.to_front(args[0], dims[0])
-        n = bu.example_rank(x, 0)
-        if n is None or (n == 0 and axis is not None):
-            return NotImplemented
-        if axis is not None:
-            shifted = tuple(bu.shift_axis(a, n) for a in axis) if isinstance(
-                axis, tuple) else bu.shift_axis(axis, n)
-            return bind(op, x, axis=shifted, **attrs), 0
-        if not flattens:
-            return bind(op, x, axis=tuple(range(1, n + 1)), **attrs), 0
-        flat = bu.flatten_examples(x)
-        if flat is NotImplemented:
-            return flat
-        keepdims = attrs.pop("keepdims", False) if keeps else False
-        out = bind(op, flat, axis=1, **attrs)
-        if keepdims and n:  # argmax(axis=None, keepdims=True): ones for every example axis
-            out = bu.bind_expand(out, *range(1, n + 1))
-        return out, 0
-    return rule
-
-
-for _op in (SUM, PROD, MEAN, STD, VAR, MAX, MIN, ANY, ALL):
-    _op.batch = _batch_rule(_op, flattens=False, keeps=True)
-ARGMAX.batch, ARGMIN.batch = (_batch_rule(o, True, True) for o in (ARGMAX, ARGMIN))
-CUMSUM.batch, CUMPROD.batch = (_batch_rule(o, True, False) for o in (CUMSUM, CUMPROD))

@@ -46,8 +46,11 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.core.attr_types import DTYPE, INT, SHAPE
-from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, register
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.ir.graph import Aval
+from graphc.ops.creation import zeros_like
+from graphc.ops.tensor_array.grad import _cut_to
+from graphc.ops.tensor_array.ops import READ, WRITE
 
 # Rows a stack's first growth allocates (later growths double). Tests lower it to 1 to
 # exercise many doublings on short loops.
@@ -76,8 +79,7 @@ EMPTY = register(OpDef(
     name="save_stack_empty",
     attrs={"dtype": DTYPE, "element_shape": SHAPE},
     infer=_empty_infer, ref=_empty_ref, extra={"no_fold": True},
-    grad=NOT_DIFFERENTIABLE,
-    doc="A saving loop's stack of capacity 0 (private to while_loop gradients)."))
+    grad=NOT_DIFFERENTIABLE))
 
 
 # --------------------------------------------------------------------------- push
@@ -120,42 +122,27 @@ def _push_grad(cts, args, outputs, *, initial):
     rest with that row zeroed, cut back to its own rows (a grown buffer's new rows were
     never its). Used by a second derivative through a loop: the outer gradient
     differentiates the saving loop (``control_grad``)."""
-    from graphc.ops.tensor_array import ops as ta
-    from graphc.ops.creation import zeros_like
-    from graphc.core.registry import bind
-
     buffer, index, value = args
     ct = cts[0]
     if ct is None:
         return None, None, None
     size = index + np.asarray(1, index.dtype)
-    got = bind(ta.READ, ct, size, index)
-    cleared = bind(ta.WRITE, ct, size, index, zeros_like(value), mode="one",
+    got = bind(READ, ct, size, index)
+    cleared = bind(WRITE, ct, size, index, zeros_like(value), mode="one",
                    dynamic=False)[0]
-    return ta._cut_to(cleared, buffer), None, got
+    return _cut_to(cleared, buffer), None, got
 
 
 PUSH = register(OpDef(
     name="save_stack_push", attrs={"initial": INT}, infer=_push_infer, ref=_push_ref,
-    grad=_push_grad, extra={"updates_operand0": True},  # the rule reads only its shape
-    doc="Push a loop variable's value onto its saving loop's stack, in place when it fits "
-        "(private to while_loop gradients)."))
+    grad=_push_grad, extra={"updates_operand0": True}))
 
 
 def empty_like_aval(aval):
     """A capacity-0 stack for values of ``aval``, bound in the current context."""
-    from graphc.core.registry import bind
-
     return bind(EMPTY, dtype=aval.dtype, element_shape=tuple(aval.shape))
 
 
 def push(buffer, index, value):
     """Bind a push with the current :data:`INITIAL_CAPACITY`."""
-    from graphc.core.registry import bind
-
     return bind(PUSH, buffer, index, value, initial=INITIAL_CAPACITY)
-
-
-from graphc.runtime.cpu import kernels_save_stack as _kernels  # noqa: E402
-
-EMPTY.kernel, PUSH.kernel = _kernels.empty, _kernels.push

@@ -22,6 +22,11 @@ import numpy as np
 from graphc.core.attr_types import INT
 from graphc.core.registry import OpDef, bind, register
 from graphc.ir.graph import Aval
+from graphc.ops.creation import arange
+from graphc.ops.elementwise import _want
+from graphc.ops.indexing import take
+from graphc.ops.shape import reshape
+from graphc.ops.ufuncs import maximum, where
 
 POSITION = np.dtype(np.int64)
 
@@ -61,9 +66,9 @@ def _ref(data, ids, num_segments):
     return out
 
 
+# num_segments static; negative ids dropped (see the module docstring)
 UNSORTED_SEGMENT_SUM = register(OpDef(
     name="unsorted_segment_sum", attrs={"num_segments": INT}, infer=_infer, ref=_ref,
-    doc="tf.math.unsorted_segment_sum (num_segments static; negative ids dropped)",
 ))
 
 
@@ -80,12 +85,10 @@ def unsorted_segment_sum(data, segment_ids, num_segments):
 # --------------------------------------------------------------------------- gradients
 def _segment_grad(cts, args, outs, num_segments):
     """Each data row receives its segment's cotangent row (none for dropped rows)."""
-    from graphc import numpy as gnp
-
     data, ids = args
-    rows = gnp.take(cts[0], gnp.maximum(ids, 0), axis=0)
-    kept = gnp.reshape(ids >= 0, tuple(ids.shape) + (1,) * (len(data.shape) - len(ids.shape)))
-    return gnp.where(kept, rows, 0), None
+    rows = take(cts[0], maximum(ids, 0), axis=0)
+    kept = reshape(ids >= 0, tuple(ids.shape) + (1,) * (len(data.shape) - len(ids.shape)))
+    return where(kept, rows, 0), None
 
 
 UNSORTED_SEGMENT_SUM.grad = _segment_grad
@@ -105,27 +108,17 @@ def _static_size(shape, what) -> int:
 
 def positions(x, what):
     """``arange(x.size)`` in ``x``'s shape (int64): each element's flat position."""
-    from graphc import numpy as gnp
-
     n = _static_size(x.shape, what)
-    return gnp.reshape(gnp.arange(n, dtype=POSITION), tuple(x.shape))
+    return reshape(arange(n, dtype=POSITION), tuple(x.shape))
 
 
 def scatter_back(shape, ct, picks):
     """The cotangent of a tensor of ``shape`` when ``ct`` is that of elements picked from
     it at the flat positions ``picks`` (same shape as ``ct``; -1: not from it)."""
-    from graphc import numpy as gnp
-
     n = _static_size(shape, "a selection")
-    flat = bind(UNSORTED_SEGMENT_SUM, gnp.reshape(ct, (-1,)), gnp.reshape(picks, (-1,)),
+    flat = bind(UNSORTED_SEGMENT_SUM, reshape(ct, (-1,)), reshape(picks, (-1,)),
                 num_segments=n)
-    return gnp.reshape(flat, tuple(shape))
-
-
-def _wants(a) -> bool:
-    from graphc.ops.elementwise import _want
-
-    return _want(a)
+    return reshape(flat, tuple(shape))
 
 
 def selection(op, at=0):
@@ -135,7 +128,7 @@ def selection(op, at=0):
     def grad(cts, args, outs, **attrs):
         grads = [None] * len(args)
         x = args[at]
-        if _wants(x):
+        if _want(x):
             ids = positions(x, op.name)
             picks = bind(op, *args[:at], ids, *args[at + 1:], **attrs)
             grads[at] = scatter_back(x.shape, cts[0], picks)

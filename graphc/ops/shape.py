@@ -1,6 +1,8 @@
 """Shape ops: reshape, transpose, axes moves, broadcasts, repeats, flips, sort, and
 TensorFlow's ``shape``/``size``/``rank`` (``tile`` and ``pad`` live in ``pad_tile.py``,
-joins and splits in ``join.py``). Shapes may hold tensors: see ``shape_args.py``.
+joins and splits in ``join.py``). Shapes may hold tensors: see ``shape_args.py``. The
+ops' gradient rules are attached by ``grad_arrays.py``, their batching rules by
+``shape_batch.py``.
 """
 
 from __future__ import annotations
@@ -9,14 +11,18 @@ import builtins
 
 import numpy as np
 
-from graphc.ops import shape_args
+from graphc import source_info
 from graphc.core.attr_types import AXES, AXIS, DTYPE, INT_OR_INTS, INTS, OPT_INTS, SHAPE, STR
-from graphc.ops.blocks import NEW_AXES, SHAPE_OF, TRANSPOSE
-from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import _fmt, normalize_axes, normalize_axis, num_elements, probe_infer
-from graphc.ir.graph import Aval
 from graphc.core.tensor import Tensor
+from graphc.errors import InvalidArgumentError
+from graphc.ir.graph import Aval
+from graphc.ops import shape_args
+from graphc.ops.blocks import NEW_AXES, SHAPE_OF, TRANSPOSE
+from graphc.ops.convert import convert_to_tensor
+from graphc.ops.pad_tile import PAD, TILE, pad, tf_tile, tile  # noqa: F401 - re-exported
+from graphc.ops.reduce import prod
 
 
 def _same(x, **attrs):
@@ -66,11 +72,11 @@ def _reshape_ref(x, *shape_operand, shape, order="C"):
     return np.reshape(x, shape, order=order)
 
 
+# with a second operand (1-D int64) the shape is read from it at run time (the
+# ``shape`` attr: its template)
 RESHAPE = register(OpDef(name="reshape",
                          attrs={"shape": SHAPE, "order": STR},
-                         infer=_reshape_infer, ref=_reshape_ref,
-                         doc="np.reshape; with a second operand (1-D int64) the shape is read "
-                             "from it at run time (``shape``: its template)"))
+                         infer=_reshape_infer, ref=_reshape_ref))
 
 
 def _transpose_infer(x, axes=None):
@@ -88,8 +94,7 @@ def _transpose_ref(x, axes=None):
 
 TRANSPOSE = register(OpDef(name="transpose",
                            attrs={"axes": OPT_INTS},
-                           infer=_transpose_infer, ref=_transpose_ref,
-                           doc="np.transpose", blocks=TRANSPOSE))
+                           infer=_transpose_infer, ref=_transpose_ref, blocks=TRANSPOSE))
 
 
 def _expand_dims_infer(x, axis):
@@ -100,8 +105,7 @@ def _expand_dims_infer(x, axis):
 
 
 EXPAND_DIMS = register(OpDef(name="expand_dims", attrs={"axis": INTS}, infer=_expand_dims_infer,
-                             ref=lambda x, axis: np.expand_dims(x, axis),
-                             doc="np.expand_dims", blocks=NEW_AXES))
+                             ref=lambda x, axis: np.expand_dims(x, axis), blocks=NEW_AXES))
 
 
 def _squeeze_infer(x, axis=None):
@@ -124,8 +128,7 @@ def _squeeze_ref(x, axis=None):
 
 SQUEEZE = register(OpDef(name="squeeze",
                          attrs={"axis": AXES},
-                         infer=_squeeze_infer, ref=_squeeze_ref,
-                         doc="np.squeeze", blocks=NEW_AXES))
+                         infer=_squeeze_infer, ref=_squeeze_ref, blocks=NEW_AXES))
 
 
 def _broadcast_to_infer(x, *shape_operand, shape):
@@ -149,12 +152,11 @@ def _broadcast_to_ref(x, *shape_operand, shape):
     return np.broadcast_to(x, shape)
 
 
+# with a second operand (1-D int64) the shape is read from it at run time
 BROADCAST_TO = register(OpDef(name="broadcast_to",
                               attrs={"shape": SHAPE},
                               infer=_broadcast_to_infer,
-                              ref=_broadcast_to_ref,
-                              doc="np.broadcast_to; with a second operand (1-D int64) the "
-                                  "shape is read from it at run time"))
+                              ref=_broadcast_to_ref))
 
 
 def _repeat_ref(x, repeats, axis=None):
@@ -178,10 +180,10 @@ def _repeat_infer(x, repeats, axis=None):
     return Aval(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
 
 
+# static repeats
 REPEAT = register(OpDef(name="repeat",
                         attrs={"repeats": INT_OR_INTS, "axis": AXIS},
-                        infer=_repeat_infer, ref=_repeat_ref,
-                        doc="np.repeat (static repeats)"))
+                        infer=_repeat_infer, ref=_repeat_ref))
 
 
 def _flip_infer(x, axis=None):
@@ -190,7 +192,7 @@ def _flip_infer(x, axis=None):
 
 
 FLIP = register(OpDef(name="flip", attrs={"axis": AXES}, infer=_flip_infer,
-                      ref=lambda x, axis=None: np.flip(x, axis), doc="np.flip"))
+                      ref=lambda x, axis=None: np.flip(x, axis)))
 
 
 def _sort_infer(x, axis=-1):
@@ -218,11 +220,10 @@ def _argsort_ref(x, axis=-1):
 
 SORT = register(OpDef(name="sort",
                       attrs={"axis": AXIS},
-                      infer=_sort_infer, ref=_sort_ref, doc="np.sort (stable)"))
+                      infer=_sort_infer, ref=_sort_ref))
 ARGSORT = register(OpDef(name="argsort",
                          attrs={"axis": AXIS},
-                         infer=_argsort_infer, ref=_argsort_ref,
-                         doc="np.argsort (stable)"))
+                         infer=_argsort_infer, ref=_argsort_ref))
 
 
 def _shape_infer(x, out_type):
@@ -230,8 +231,7 @@ def _shape_infer(x, out_type):
 
 
 SHAPE = register(OpDef(name="shape", attrs={"out_type": DTYPE}, infer=_shape_infer,
-                       ref=lambda x, out_type: np.array(x.shape, dtype=out_type),
-                       doc="tf.shape: the dims as a 1-d tensor", blocks=SHAPE_OF))
+                       ref=lambda x, out_type: np.array(x.shape, dtype=out_type), blocks=SHAPE_OF))
 
 
 # ----------------------------------------------------------------------------- API
@@ -257,9 +257,6 @@ def transpose(a, axes=None):
 
 def _axes_error(name, e):
     """A bad axis found by a wrapper (before any op runs), named like an op's error."""
-    from graphc.errors import InvalidArgumentError
-    from graphc import source_info
-
     kind = TypeError if isinstance(e, TypeError) else InvalidArgumentError
     return kind(f"{name}: {e}{source_info.where()}")
 
@@ -348,37 +345,13 @@ def shape(input, out_type=np.int32, name=None):  # noqa: A002
 
 def size(input, out_type=np.int32, name=None):  # noqa: A002
     """``tf.size``: number of elements as an int32 tensor."""
-    from graphc.ops.reduce import prod
-
     return prod(shape(input, out_type=np.int64), dtype=np.dtype(out_type))
 
 
 def rank(input, name=None):  # noqa: A002
     """``tf.rank``: the number of dims as an int32 tensor (static)."""
-    from graphc.ops.creation import constant
-
-    return constant(_rank(input), dtype=np.int32)
+    return convert_to_tensor(_rank(input), dtype=np.int32)
 
 
-# --------------------------------------------------------------------------- gradients
-# (see the rule contract in graphc/ops/elementwise.py's gradients section)
-from graphc.ops import grad_arrays as _ga  # noqa: E402  (the rules' bodies)
-
-RESHAPE.grad = _ga.reshape_grad(_ga.back_to_shape)  # F order too
-EXPAND_DIMS.grad = SQUEEZE.grad = _ga.back_to_shape
-BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums it back
-TRANSPOSE.grad = _ga.transpose_grad
-FLIP.grad = _ga.flip_grad
-SORT.grad, REPEAT.grad = _ga.sort_grad, _ga.selection(REPEAT)
+# gradients: graphc/ops/grad_arrays.py; batching: graphc/ops/shape_batch.py
 ARGSORT.grad = SHAPE.grad = NOT_DIFFERENTIABLE
-
-# batching (gc.vectorized_map): the rules live in graphc/ops/shape_batch.py
-from graphc.ops import shape_batch as _sb  # noqa: E402
-
-for _op, _rule in ((RESHAPE, _sb.reshape), (TRANSPOSE, _sb.transpose),
-                   (EXPAND_DIMS, _sb.expand_dims), (SQUEEZE, _sb.squeeze),
-                   (BROADCAST_TO, _sb.broadcast_to)):
-    _op.batch = _rule(_op)
-FLIP.batch = _sb.along_axis(FLIP, flattens=False)
-SORT.batch, ARGSORT.batch = _sb.along_axis(SORT, True), _sb.along_axis(ARGSORT, True)
-REPEAT.batch = _sb.repeat(REPEAT)

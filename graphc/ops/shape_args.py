@@ -27,6 +27,7 @@ import numpy as np
 
 from graphc import source_info
 from graphc.core import trace
+from graphc.core.registry import bind, get
 from graphc.core.tensor import Tensor
 
 # Trace-time evaluation limits: values bigger than this, or computed through more ops
@@ -175,8 +176,6 @@ def shape_arg(shape, what: str):
             raise _bad(what, shape) from None
     if not dynamic:
         return tuple(template), None
-    from graphc.core.registry import bind, get
-
     parts = [as_int64(e) if isinstance(e, Tensor) and d is None else np.asarray(d, np.int64)
              for e, d in zip(entries, template)]
     return tuple(template), bind(get("stack"), *parts, axis=0)
@@ -204,14 +203,10 @@ def as_int64(t):
     """``t`` as int64 (a cast node when it is another integer dtype)."""
     if t.dtype == np.int64:
         return t
-    from graphc.core.registry import bind, get
-
     return bind(get("cast"), t, dtype=np.dtype(np.int64))
 
 
 def _reshape1(t):
-    from graphc.core.registry import bind, get
-
     return bind(get("reshape"), t, shape=(1,), order="C")
 
 

@@ -1,5 +1,6 @@
-"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of the shape ops in
-graphc/ops/shape.py, which installs them from its batching section.
+"""Batching rules (``OpDef.batch``, for gc.vectorized_map) of the shape ops of
+graphc/ops/shape.py, of ``tile``/``pad`` (pad_tile.py) and of the joins and splits
+(join.py); the end of this module attaches them to the ops.
 
 Each rule moves the batch axis to 0 and re-expresses the op on the batched tensor: the
 example's axes shift by one, target shapes gain the batch size in front. A case a rule
@@ -9,9 +10,14 @@ does not cover (a shape read at run time, ``order="F"``, unknown ranks) returns
 
 from __future__ import annotations
 
-from graphc.ops import batch_util as bu
+import numpy as np
+
 from graphc.core.registry import bind
 from graphc.core.shapes import normalize_axis
+from graphc.ops import batch_util as bu
+from graphc.ops import join
+from graphc.ops import shape as ops
+from graphc.ops.pad_tile import PAD, TILE
 
 
 def _front(args, dims):
@@ -87,14 +93,12 @@ def broadcast_to(op):
     def rule(args, dims, shape):
         if len(args) > 1 or None in shape:
             return NotImplemented
-        from graphc.ops.shape import broadcast_to as public
-
         x, n = _front(args, dims)
         if n is None or n > len(shape):
             return NotImplemented
         if n < len(shape):
             x = bu.bind_expand(x, *range(1, 1 + len(shape) - n))
-        return public(x, (bu.batch_size([x], [0]),) + tuple(shape)), 0
+        return ops.broadcast_to(x, (bu.batch_size([x], [0]),) + tuple(shape)), 0
     return rule
 
 
@@ -143,8 +147,6 @@ def repeat(op):
 
 def pad(op):
     """Widths ``(0, 0)`` for the batch axis (static widths only)."""
-    import numpy as np
-
     def rule(args, dims, pad_width, mode="constant", constant_values=0):
         x, n = _front(args, dims)
         if len(args) > 1 or n is None:
@@ -164,3 +166,29 @@ def split(op):
                          axis=bu.shift_axis(axis, n)))
         return outs, [0] * len(outs)
     return rule
+
+
+def join_axis(op, extra: int):
+    """concatenate (``extra`` 0) / stack (1): every operand gets the batch axis at 0 (an
+    unbatched one is broadcast over the batch: these ops do not broadcast) and the
+    example axis shifts by one."""
+    def rule(args, dims, axis=0):
+        ranks = {bu.example_rank(a, d) for a, d in zip(args, dims)}
+        if None in ranks or len(ranks) != 1:
+            return NotImplemented  # the op's own error, per example, comes from the loop
+        n = ranks.pop() + extra
+        if n == 0:
+            return NotImplemented
+        return bind(op, *bu.all_to_front(args, dims), axis=bu.shift_axis(axis, n)), 0
+    return rule
+
+
+for _op, _rule in ((ops.RESHAPE, reshape), (ops.TRANSPOSE, transpose),
+                   (ops.EXPAND_DIMS, expand_dims), (ops.SQUEEZE, squeeze),
+                   (ops.BROADCAST_TO, broadcast_to), (ops.REPEAT, repeat),
+                   (TILE, tile), (PAD, pad), (join.SPLIT, split)):
+    _op.batch = _rule(_op)
+ops.FLIP.batch = along_axis(ops.FLIP, flattens=False)
+ops.SORT.batch, ops.ARGSORT.batch = along_axis(ops.SORT, True), along_axis(ops.ARGSORT, True)
+join.CONCATENATE.batch = join_axis(join.CONCATENATE, 0)
+join.STACK.batch = join_axis(join.STACK, 1)

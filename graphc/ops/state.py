@@ -24,11 +24,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.core.attr_types import DTYPE, SHAPE, STR, VARIABLE
-from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core import trace
-from graphc.ir.graph import Aval
+from graphc.core.attr_types import (
+    DTYPE,
+    SHAPE,
+    STR,
+    VARIABLE,
+    VariableRef,  # noqa: F401 (the ref of a variable: an attr kind)
+)
+from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.tensor import _symbolic
+from graphc.ir.graph import Aval
 
 
 class _ResourceAval(Aval):
@@ -57,33 +63,6 @@ def is_resource(aval) -> bool:
     return getattr(aval, "is_resource", False)
 
 
-class VariableRef:
-    """A hashable reference to a variable, by identity (``v.ref()``, TensorFlow's name).
-
-    Variables compare elementwise like tensors, so they cannot be dict keys or node attrs
-    themselves; their refs can.
-    """
-
-    __slots__ = ("_variable",)
-
-    def __init__(self, variable):
-        self._variable = variable
-
-    def deref(self):
-        """The variable this refers to."""
-        return self._variable
-
-    def __hash__(self):
-        return id(self._variable)
-
-    def __eq__(self, other):
-        return isinstance(other, VariableRef) and other._variable is self._variable
-
-    def __repr__(self):
-        v = self._variable
-        return f"<gc.Variable {v.name!r} {Aval(v.shape, v.dtype)}>"
-
-
 # --------------------------------------------------------------------------- ops
 def _handle_ref(ref):
     return ref.deref()._graphc_handle
@@ -107,25 +86,24 @@ def _assign_ref(handle, value, *, mode, shape, dtype):
     return ()
 
 
+# the handle of a variable the function closes over (held in attrs)
 VARIABLE = register(OpDef(
     name="variable", attrs={"ref": VARIABLE}, infer=lambda *, ref: RESOURCE, ref=_handle_ref,
     # Pure: two nodes naming one variable may merge and an unused one may go; folding
     # would be harmless (the handle is a reference) but gains nothing.
     extra={"no_fold": True},
-    doc="the handle of a variable the function closes over (held in attrs)",
 ))
 READ_VARIABLE = register(OpDef(
     name="read_variable",
     attrs={"shape": SHAPE, "dtype": DTYPE},
     infer=_read_infer, ref=_read_ref, stateful=True,
-    doc="the variable's current value",
 ))
+# mode: 'assign', 'add', 'sub', or 'init' (writes only if uninitialized)
 ASSIGN_VARIABLE = register(OpDef(
     name="assign_variable",
     attrs={"mode": STR, "shape": SHAPE, "dtype": DTYPE},
     infer=_assign_infer, ref=_assign_ref, stateful=True,
     multiple_results=True,
-    doc="write the variable: mode 'assign', 'add', 'sub', or 'init' (only if uninitialized)",
 ))
 
 

@@ -28,12 +28,12 @@ import warnings
 
 import numpy as np
 
+from graphc.ir.graph import ConstArray
+from graphc.ir.printer import format_attr
 from graphc.passes import control
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import inline_graph, is_pure, make_const
 from graphc.passes.rewrite import rewrite
-from graphc.ir.graph import ConstArray
-from graphc.ir.printer import format_attr
 
 FOLD_MAX_BYTES = 1 << 20  # largest folded result, per node (all its outputs together)
 NEVER_FOLD = frozenset({"const"})  # besides extra["no_fold"] / extra["runs_user_code"]

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphc.passes.graphs import has_token
 from graphc.ir.graph import Graph
+from graphc.passes.graphs import has_token
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ simply left alone.
 
 from __future__ import annotations
 
+from graphc.ir.graph import ConstArray, Graph
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import is_pure, map_subgraphs, replace_graph, with_inputs
-from graphc.ir.graph import ConstArray, Graph
 
 
 def _attr_key(value):

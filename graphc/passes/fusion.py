@@ -18,10 +18,10 @@ topological order that follows the original one.
 
 from __future__ import annotations
 
+from graphc.ir.graph import FrozenAttrs, Graph, Node, Value
 from graphc.ops.fused import FUSED_ELEMENTWISE
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import has_token, map_subgraphs, replace_graph
-from graphc.ir.graph import FrozenAttrs, Graph, Node, Value
 
 MIN_GROUP = 2  # ops per fused node
 BUDGET = 128  # nodes one cycle check may visit before it refuses the merge

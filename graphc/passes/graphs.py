@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.passes.context import PassContext, subgraph_items
+from graphc.core.registry import get as get_op
 from graphc.ir.graph import Aval, ConstArray, FrozenAttrs, Graph, Node, Value
+from graphc.passes.context import PassContext, subgraph_items
 
 FUSED_OP = "fused_elementwise"  # its body is already optimized: passes do not recurse into it
 
@@ -35,11 +36,9 @@ def const_array(node) -> np.ndarray | None:
 
 def make_const(array: np.ndarray, src=None) -> Node:
     """A new ``const`` node holding a private, contiguous copy of ``array``."""
-    from graphc.core.registry import get
-
     array = np.array(array, copy=True, order="C")
     out = Value(Aval(array.shape, array.dtype))
-    return Node(get("const"), (), FrozenAttrs({"value": ConstArray(array)}), (out,), src)
+    return Node(get_op("const"), (), FrozenAttrs({"value": ConstArray(array)}), (out,), src)
 
 
 def make_node(op, inputs, attrs, src=None) -> Node:

@@ -23,11 +23,11 @@ from __future__ import annotations
 from time import perf_counter
 
 from graphc import config
+from graphc.ir.graph import Graph
+from graphc.ir.verify import VerificationError, verify
 from graphc.passes import constant_fold, cse, fusion, prune, simplify
 from graphc.passes.context import Names, PassContext, PassReport
 from graphc.passes.graphs import count_ops
-from graphc.ir.graph import Graph
-from graphc.ir.verify import VerificationError, verify
 
 # (report name, gc.config.optimizer option, pass function)
 PASSES = [

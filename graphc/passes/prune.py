@@ -15,10 +15,10 @@ One backward sweep per graph: linear in its size.
 
 from __future__ import annotations
 
+from graphc.ir.graph import FrozenAttrs, Node
 from graphc.passes import control
 from graphc.passes.context import PassContext
 from graphc.passes.graphs import map_subgraphs, replace_graph
-from graphc.ir.graph import FrozenAttrs, Node
 
 
 def run(graph, ctx: PassContext):

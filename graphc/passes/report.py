@@ -9,8 +9,9 @@ after the traced ones.
 
 from __future__ import annotations
 
-from graphc.passes.context import PassReport
 from graphc.ir.printer import format_graph
+from graphc.passes.context import PassReport
+from graphc.passes.pipeline import optimize
 
 MAX_LINES = 20  # changes listed per pass before "... and N more"
 
@@ -75,8 +76,6 @@ def explain_text(concrete, optimized=None, report=None, max_lines: int = MAX_LIN
         optimized = getattr(concrete, "optimized_graph", None)
         report = getattr(concrete, "pass_report", None)
         if not report or optimized is None:
-            from graphc.passes.pipeline import optimize
-
             optimized, report = optimize(concrete.graph)
     name = getattr(concrete, "name", concrete.graph.name)
     parts = [

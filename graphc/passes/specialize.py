@@ -12,6 +12,7 @@ chains into one loop.
 from __future__ import annotations
 
 from graphc.ir import graph as ir
+from graphc.passes.pipeline import optimize
 
 
 def specialize(graph, shapes):
@@ -41,6 +42,4 @@ def specialize(graph, shapes):
 
 def for_shapes(graph, shapes):
     """The optimized specialization of ``graph`` for inputs of ``shapes``."""
-    from graphc.passes import optimize
-
     return optimize(specialize(graph, shapes))[0]

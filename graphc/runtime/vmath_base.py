@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 
 import numba
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba.core import types
+from numba.core.compiler_lock import global_compiler_lock
 from numba.extending import intrinsic
 
 # inline="always" inlines at Numba IR level, so LLVM sees one flat loop body to vectorize
@@ -94,8 +95,6 @@ def rint_i32(typingctx, x):
 
 
 def _has_scalef() -> bool:
-    from llvmlite import binding
-
     return bool(binding.get_host_cpu_features().get("avx512f")) and \
         numba.config.CPU_NAME in (None, "host")
 
@@ -156,9 +155,6 @@ def interleaved_loops(count: int = INTERLEAVE):
     compiler lock is held, around graphc's own compile, and reset to 0 afterwards:
     other Numba code in the process is compiled as before.
     """
-    from llvmlite import binding
-    from numba.core.compiler_lock import global_compiler_lock
-
     with global_compiler_lock:
         binding.set_option("graphc", f"-force-vector-interleave={count}")
         try:

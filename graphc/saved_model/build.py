@@ -11,15 +11,15 @@ from __future__ import annotations
 import inspect
 import sys
 
+from graphc import nest, source_info
 from graphc.errors import SavedModelError
-from graphc.ops.state import is_resource
-from graphc.saved_model import schema, structure
-from graphc.ir import graph as ir
-from graphc import nest
-from graphc import source_info
 from graphc.functions.call_checks import check_matches, describe_spec
 from graphc.functions.concrete import _TENSOR, ConcreteFunction
+from graphc.functions.function import call_handlers, function
+from graphc.ir import graph as ir
 from graphc.ir.graph import FrozenAttrs
+from graphc.ops.state import is_resource
+from graphc.saved_model import schema, structure
 
 _GRAPH_KEYS = {"name", "inputs", "token_in", "nodes", "outputs", "token_out"}
 _NODE_KEYS = {"op", "inputs", "attrs", "outputs", "src"}
@@ -196,21 +196,20 @@ class LoadedFunction:
     def __init__(self, name, concretes):
         self.__name__ = name
         self._concretes = concretes
-        self._over_blocks = None  # a gc.function calling this one, for Dask arguments
+        self._over_blocks = None  # a gc.function calling this one, for call_handlers
 
     def concrete_functions(self) -> list:
         return list(self._concretes)
 
     def __call__(self, *args, **kwargs):
-        if "dask.array" in sys.modules:  # Dask array arguments: block by block, as a
-            from graphc.dask.api import holds_dask_array, map_blocks  # gc.function does
-
-            if holds_dask_array(args, kwargs):
+        for module, handler in call_handlers:  # e.g. Dask arrays: as a gc.function does
+            if module in sys.modules:
                 if self._over_blocks is None:
-                    from graphc.functions.function import function
-
                     self._over_blocks = function(self, autograph=False)
-                return map_blocks(self._over_blocks, *args, **kwargs)
+                over = self._over_blocks
+                out = handler(over, over._bind(args, kwargs))
+                if out is not NotImplemented:
+                    return out
         for c in self._concretes:
             try:
                 flat = c._function._bind(args, kwargs)

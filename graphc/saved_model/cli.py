@@ -19,10 +19,10 @@ import sys
 
 import numpy as np
 
+from graphc import nest
+from graphc.core.spec import TensorSpec, shape_compatible
 from graphc.errors import SavedModelError
 from graphc.saved_model.load import load
-from graphc import nest
-from graphc.functions.signature import TensorSpec, shape_compatible
 from graphc.variables import VariableSpec
 
 

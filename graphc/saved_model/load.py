@@ -21,12 +21,12 @@ import zipfile
 
 import numpy as np
 
-from graphc.errors import SavedModelError
 from graphc.core import registry
+from graphc.errors import SavedModelError
+from graphc.ir.verify import VerificationError, verify
 from graphc.saved_model import schema
 from graphc.saved_model.build import build_graph, build_object, check_calls
 from graphc.saved_model.save import FILES
-from graphc.ir.verify import VerificationError, verify
 from graphc.variables import Variable
 
 MAX_JSON_BYTES = 256 * 2 ** 20

@@ -14,10 +14,10 @@ import re
 import numpy as np
 
 from graphc.errors import SavedModelError
+from graphc.functions.concrete import ConcreteFunction
 from graphc.saved_model import schema
 from graphc.saved_model.load import MAX_JSON_BYTES, from_parts
 from graphc.saved_model.save import document, to_json
-from graphc.functions.concrete import ConcreteFunction
 
 _KEY = re.compile(r"^[cv][A-Za-z0-9_]{0,63}$")
 

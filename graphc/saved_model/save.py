@@ -15,11 +15,11 @@ import types
 
 import numpy as np
 
-from graphc.errors import SavedModelError
-from graphc.saved_model import schema, structure
 from graphc import nest
+from graphc.errors import SavedModelError
 from graphc.functions.concrete import _TENSOR, ConcreteFunction
 from graphc.functions.function import Function
+from graphc.saved_model import schema, structure
 from graphc.variables import Variable
 
 FILES = ("graph.json", "constants.npz", "variables.npz")

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.errors import SavedModelError
 from graphc.core import attr_types
-from graphc.ops.state import RESOURCE, VariableRef, is_resource
+from graphc.errors import SavedModelError
 from graphc.ir.graph import TOKEN, Aval, ConstArray
+from graphc.ops.state import RESOURCE, VariableRef, is_resource
 
 FORMAT = "graphc.saved_model"
 VERSION = (1, 0)  # (major, minor): a loader reads every minor <= its own of its major

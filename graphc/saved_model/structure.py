@@ -9,9 +9,9 @@ output structures) and Python constants by the attr table (null, bools, ints, st
 
 from __future__ import annotations
 
+from graphc.core.spec import TensorSpec
 from graphc.errors import SavedModelError
 from graphc.saved_model import schema
-from graphc.functions.signature import TensorSpec
 from graphc.variables import VariableSpec
 
 

@@ -25,25 +25,21 @@ import threading
 
 import numpy as np
 
-from graphc.core.registry import NOT_DIFFERENTIABLE
 from graphc import nest
+from graphc.core.placement import scope_for
+from graphc.core.registry import NOT_DIFFERENTIABLE, Grads, bind  # noqa: F401 (Grads: rules)
 from graphc.core.tensor import Tensor
-from graphc.transforms.tape import unrecorded
+from graphc.numpy import asarray, reshape
+from graphc.numpy import sum as gsum
+from graphc.ops.creation import ones, ones_like, zeros_like
+from graphc.ops.elementwise import CAST
+from graphc.transforms.recording import unrecorded
+from graphc.variables import Variable
 
 
 def differentiable(x) -> bool:
     dtype = getattr(x, "dtype", None)
     return dtype is not None and np.dtype(dtype).kind in "fc"
-
-
-class Grads(tuple):
-    """A rule's cotangents, one per argument, plus ``variables``: ``{variable.ref():
-    cotangent}`` for the variables read inside the op's subgraphs."""
-
-    def __new__(cls, grads, variables):
-        out = super().__new__(cls, grads)
-        out.variables = variables
-        return out
 
 
 class _Reads(threading.local):
@@ -61,8 +57,6 @@ def inner_reads() -> dict:
 
 
 def backward(tape, target, sources, output_gradients, unconnected):
-    from graphc.functions.placement import scope_for
-
     saved, _reads.by_value = _reads.by_value, getattr(tape, "_inner_reads", {})
     try:
         with scope_for(target):  # a target on a GPU: the walk's new tensors made there
@@ -72,9 +66,6 @@ def backward(tape, target, sources, output_gradients, unconnected):
 
 
 def _backward(tape, target, sources, output_gradients, unconnected):
-    from graphc.ops.creation import zeros_like
-    from graphc.variables import Variable
-
     targets, _ = nest.flatten(target)
     seeds = [None] * len(targets) if output_gradients is None \
         else nest.flatten(output_gradients)[0]
@@ -147,11 +138,6 @@ def _backward(tape, target, sources, output_gradients, unconnected):
 def unbroadcast(g, like):
     """``g`` summed over the axes NumPy broadcasting added to ``like``'s shape, and cast
     to its dtype (a float32 operand of a float64 result gets a float32 gradient)."""
-    from graphc.numpy import reshape
-    from graphc.numpy import sum as gsum
-    from graphc.ops.elementwise import CAST
-    from graphc.core.registry import bind
-
     gshape, shape = g.shape, like.shape
     if gshape is not None and shape is not None and tuple(gshape) != tuple(shape):
         lead = len(gshape) - len(shape)
@@ -173,8 +159,6 @@ def unbroadcast(g, like):
 
 def _ones(t):
     """The seed ``ones`` for target ``t``: a foldable constant when its shape is known."""
-    from graphc.ops.creation import ones, ones_like
-
     if t.shape is not None and None not in t.shape:
         return ones(t.shape, t.dtype)
     return ones_like(t)
@@ -194,8 +178,6 @@ def _sum(grads):
 
 
 def _as_tensor(seed, like):
-    from graphc.numpy import asarray
-
     t = seed if isinstance(seed, Tensor) else asarray(seed, dtype=like.dtype)
     if t.shape is not None and like.shape is not None and tuple(t.shape) != tuple(like.shape):
         raise ValueError(f"an output gradient of shape {tuple(t.shape)} was given for a "

@@ -18,15 +18,17 @@ traced program). One ``VectorizationWarning`` per call names them all;
 
 from __future__ import annotations
 
-from graphc import errors
-from graphc.functions.placement import scope_for
+from graphc import errors, nest, source_info
+from graphc.autograph.api import converted
+from graphc.core.placement import scope_for
+from graphc.core.registry import bind
+from graphc.core.spec import TensorSpec
+from graphc.core.tensor import _symbolic
 from graphc.errors import VectorizationWarning
+from graphc.ir.graph import Aval
 from graphc.ops import batch_util as bu
 from graphc.ops.control.trace import enter, to_value
-from graphc.core.registry import bind
-from graphc import nest
-from graphc import source_info
-from graphc.core.tensor import _symbolic
+from graphc.transforms.chunking import chunked
 from graphc.transforms.map_fn import leaves_of, map_fn
 
 __all__ = ["vectorized_map"]
@@ -61,8 +63,6 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True, chunk_size
     if chunk_size is None:
         outs = run(leaves, size)
     else:
-        from graphc.transforms.chunking import chunked
-
         outs = chunked(run, leaves, size, chunk_size, graph.outputs)
     if looped:
         names = ", ".join(dict.fromkeys(looped))
@@ -107,9 +107,6 @@ class _Example:
 
 
 def _trace_example(fn, leaves, treedef):
-    from graphc.autograph.api import converted
-    from graphc.ir.graph import Aval
-
     ctx = enter("vectorized_map")
     with ctx:
         args = [_symbolic(ctx.new_input(Aval(x.shape[1:], x.dtype))) for x in leaves]
@@ -167,8 +164,6 @@ def _loop(node, args, dims, attrs, leaves, data_out) -> list:
             full[i] = s
         out = bind(op, *full, **attrs)
         return list(out) if op.multiple_results else [out]
-
-    from graphc.functions.signature import TensorSpec
 
     signature = [TensorSpec(_known(o.aval.shape), o.aval.dtype) for o in data_out]
     return map_fn(one, over, fn_output_signature=signature)

@@ -15,6 +15,10 @@ import operator
 
 from graphc import source_info
 from graphc.core import trace
+from graphc.core.spec import TensorSpec
+from graphc.ops.join import concatenate
+from graphc.ops.shape import reshape
+from graphc.transforms.map_fn import map_fn
 
 
 def chunked(run, leaves, size, chunk_size, outputs) -> list:
@@ -41,8 +45,6 @@ def chunked(run, leaves, size, chunk_size, outputs) -> list:
 
 
 def _concat(parts):
-    from graphc.ops.join import concatenate
-
     return [concatenate([p[i] for p in parts], axis=0) for i in range(len(parts[0]))]
 
 
@@ -53,10 +55,6 @@ def _eager(run, leaves, n, k):
 
 
 def _traced(run, leaves, n, k, outputs):
-    from graphc.ops.shape import reshape
-    from graphc.functions.signature import TensorSpec
-    from graphc.transforms.map_fn import map_fn
-
     full = n // k
     head = [reshape(x[:full * k], (full, k) + tuple(x.shape[1:])) for x in leaves]
     signature = [TensorSpec(None if o.aval.shape is None else [k, *o.aval.shape],

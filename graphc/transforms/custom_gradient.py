@@ -15,9 +15,13 @@ from __future__ import annotations
 import inspect
 
 from graphc import nest
+from graphc.autograph.api import converted
 from graphc.core import trace
 from graphc.core.tensor import Tensor, _eager, _symbolic
-from graphc.transforms import tape as _tape
+from graphc.numpy import asarray
+from graphc.transforms import recording as _tape
+from graphc.transforms.graph_gradients import note_record
+from graphc.variables import Variable
 
 
 class CustomGradientOp:
@@ -99,8 +103,6 @@ class _VariableWatcher:
 
 
 def _call(f, args, kwargs):
-    from graphc.variables import Variable
-
     name = getattr(f, "__qualname__", None) or repr(f)
     # Variables passed as arguments are inputs: read them here, where the caller's
     # tapes see the read, and give the body the value.
@@ -125,8 +127,6 @@ def _call(f, args, kwargs):
 
     body = f
     if trace.active():
-        from graphc.autograph.api import converted
-
         body = converted(f)
     with _VariableWatcher() as watcher:
         result = body(*args, **kwargs)
@@ -156,8 +156,6 @@ def _call(f, args, kwargs):
         for tape in _tape._local.tapes:
             tape._record(op, record_args, tensor_outputs, {})
     if trace.active():
-        from graphc.transforms.graph_gradients import note_record
-
         note_record(_tape.Record(op, record_args, tensor_outputs, {}))
     return nest.unflatten(out_def, outputs)
 
@@ -218,7 +216,6 @@ def _flat(grads) -> list:
 def _as_gradient(g, like):
     if g is None or isinstance(g, Tensor):
         return g
-    from graphc.numpy import asarray
 
     return asarray(g, dtype=like.dtype)
 

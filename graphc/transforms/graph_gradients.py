@@ -15,6 +15,10 @@ from __future__ import annotations
 from graphc import nest
 from graphc.core import trace
 from graphc.core.tensor import Tensor, _symbolic
+from graphc.ops import state
+from graphc.transforms import autodiff
+from graphc.transforms.graph_vjp import variables_read
+from graphc.variables import Variable
 
 _NOTES = "_custom_gradient_records"   # TraceContext attribute: [(node position, record)]
 
@@ -61,8 +65,6 @@ def gradients(ys, xs, grad_ys=None, name=None, unconnected_gradients="none"):
     >>> float(f(gc.constant(2.0)))
     7.0
     """
-    from graphc.transforms import autodiff
-
     if not trace.active():
         raise RuntimeError(
             "gc.gradients builds gradients in a graph being traced, so it works only inside "
@@ -103,8 +105,6 @@ class _Walk:
 
     def tensor(self, t):
         """The walk's tensor for ``t`` (its value's canonical tensor object)."""
-        from graphc.variables import Variable
-
         if isinstance(t, Variable):
             t = t.read_value()
         if not isinstance(t, Tensor) or t._sym is None:
@@ -113,9 +113,6 @@ class _Walk:
         return self.by_value.setdefault(v.id, t if t._sym is v else _symbolic(v))
 
     def source(self, x):
-        from graphc.ops import state
-        from graphc.variables import Variable
-
         if isinstance(x, Variable):
             handle = state.handle(x)._sym
             reads = [self.of(n.outputs[0]) for n in self.ctx.nodes
@@ -139,8 +136,6 @@ class _Walk:
         enclosing graph (a captured handle: the subgraph's inputs are the node's last
         inputs, in order) or through a handle node of its own. A control-flow rule
         returns their cotangents (``autodiff.inner_reads``), as for a tape."""
-        from graphc.ops import state
-
         data = [v for v in node.inputs if not v.aval.is_token]  # a token comes last
         for g in node.subgraphs():
             skip = len(data) - len(g.inputs)
@@ -174,8 +169,6 @@ class _Walk:
         return out
 
     def _add_node(self, node, out) -> None:
-        from graphc.transforms.graph_vjp import variables_read
-
         ins = [v for v in node.inputs if not v.aval.is_token]
         if not any(v.id in self.live for v in ins) and not (
                 self.inner_reads and variables_read(node.subgraphs(), self.inner_reads)):

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.core.registry import NOT_DIFFERENTIABLE
 from graphc.core import trace
+from graphc.core.registry import NOT_DIFFERENTIABLE
 from graphc.core.tensor import Tensor, _symbolic
+from graphc.numpy import asarray
+from graphc.ops.creation import zeros_like
 from graphc.transforms.autodiff import differentiable, inner_reads, unbroadcast
 
 
@@ -76,8 +78,6 @@ def vjp(graph, args, cts, wanted, variables=None) -> list:
     its nested subgraphs) that the tape watches (:func:`autodiff.inner_reads`) are added
     to it, ``{variable.ref(): cotangent}``.
     """
-    from graphc.ops.creation import zeros_like
-
     reads = inner_reads() if variables is not None else {}
     replay = Replay(graph, args)
     acc: dict[int, object] = {}
@@ -154,7 +154,6 @@ def _add(acc, v, g) -> None:
 def _as_tensor(a):
     if isinstance(a, Tensor):
         return a
-    from graphc.numpy import asarray
 
     return asarray(a)
 

@@ -18,11 +18,15 @@ import math
 
 import numpy as np
 
-from graphc import errors
-from graphc.errors import VectorizationWarning
-from graphc import nest
-from graphc import source_info
+import graphc.numpy as gnp
+from graphc import errors, nest, source_info
 from graphc.core.tensor import Tensor
+from graphc.errors import VectorizationWarning
+from graphc.transforms import autodiff
+from graphc.transforms.autodiff import differentiable
+from graphc.transforms.batching import BatchingRefused, vectorized_map
+from graphc.transforms.recording import _local, unrecorded
+from graphc.variables import Variable
 
 
 def jacobian(tape, target, sources, unconnected_gradients="none"):
@@ -62,8 +66,6 @@ def batch_jacobian(tape, target, source, unconnected_gradients="none"):
 def _pullbacks(tape, target, sources, seeds, unconnected, api):
     """The backward walk for every seed (dimension 0 of ``seeds``): for each source, a
     tensor ``(len(seeds),) + source.shape`` or None where the source is unconnected."""
-    from graphc.transforms.batching import BatchingRefused
-
     if tape._used and not tape._persistent:
         raise RuntimeError(
             "GradientTape.jacobian can only be called once on a non-persistent tape, after "
@@ -93,17 +95,11 @@ def _pullbacks(tape, target, sources, seeds, unconnected, api):
 
 
 def _other_tapes_record() -> bool:
-    from graphc.transforms.tape import _local
-
     return bool(_local.tapes)
 
 
 def _batched(tape, target, sources, seeds):
     """One pullback traced on one seed and batched over all of them."""
-    import graphc.numpy as gnp
-    from graphc.transforms import autodiff
-    from graphc.transforms.batching import vectorized_map
-
     connected = []
 
     def pull(seed):
@@ -119,10 +115,6 @@ def _batched(tape, target, sources, seeds):
 def _per_row(tape, target, sources, seeds):
     """One backward walk per seed, the rows stacked (zeros for a row a connected source
     gets no cotangent in)."""
-    import graphc.numpy as gnp
-    from graphc.transforms import autodiff
-    from graphc.transforms.tape import unrecorded
-
     rows = [[] for _ in sources]
     for seed in seeds:
         grads = autodiff.backward(tape, target, list(sources), seed, "none")
@@ -142,10 +134,6 @@ def _per_row(tape, target, sources, seeds):
 def _finish(col, source, unconnected, layout, examples_first=False):
     """The Jacobian of one source, of shape ``layout(source.shape)``, from its stacked
     rows ``col`` (None: unconnected); ``examples_first``: ``col`` is ``(m, b, ...)``."""
-    import graphc.numpy as gnp
-    from graphc.transforms.autodiff import differentiable
-    from graphc.transforms.tape import unrecorded
-
     if not (isinstance(source, Tensor) or _is_variable(source)) or not differentiable(source):
         return None
     out_shape = layout(_static_shape(source, "source", "jacobian"))
@@ -158,8 +146,6 @@ def _finish(col, source, unconnected, layout, examples_first=False):
 
 
 def _is_variable(x) -> bool:
-    from graphc.variables import Variable
-
     return isinstance(x, Variable)
 
 

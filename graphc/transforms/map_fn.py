@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import nest, source_info
+from graphc.autograph.api import converted
+from graphc.core import trace
+from graphc.core.spec import TensorSpec
+from graphc.core.tensor import Tensor
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
-from graphc import nest
-from graphc import source_info
-from graphc.core import trace
-from graphc.core.tensor import Tensor
+from graphc.ops.batch_util import batch_size
+from graphc.ops.control.flow import while_loop
+from graphc.ops.control.trace import enter
+from graphc.ops.creation import convert_to_tensor
+from graphc.ops.join import stack
+from graphc.ops.tensor_array.array import TensorArray
 
 
 def _tensor(x):
     if isinstance(x, Tensor):
         return x
-    from graphc.ops.creation import convert_to_tensor
 
     return convert_to_tensor(x)
 
@@ -29,8 +35,6 @@ def _tensor(x):
 def _spec_of(s):
     """``(dtype, shape or None)`` of a signature leaf: a TensorSpec, a dtype or a
     tensor-like (its dtype and shape)."""
-    from graphc.functions.signature import TensorSpec
-
     if isinstance(s, TensorSpec):
         shape = None if s.shape is None else tuple(s.shape)
         return as_dtype(s.dtype), shape
@@ -58,7 +62,6 @@ def leaves_of(elems, what: str):
                          f"({sorted(sizes)}){source_info.where()}")
     if sizes:
         return leaves, treedef, sizes.pop()
-    from graphc.ops.batch_util import batch_size
 
     return leaves, treedef, batch_size(leaves, [0] * len(leaves))
 
@@ -84,8 +87,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     specs, out_td = nest.flatten(signature)
     specs = [_spec_of(s) for s in specs]
     if trace.active():
-        from graphc.autograph.api import converted
-
         fn = converted(fn)
 
     def call(i):
@@ -120,8 +121,6 @@ def _result(value, spec):
 
 
 def _eager_loop(call, n, specs):
-    from graphc.ops.join import stack
-
     results = [call(i) for i in range(n)]
     if n == 0:
         out = []
@@ -136,9 +135,6 @@ def _eager_loop(call, n, specs):
 
 
 def _traced_loop(call, n, specs):
-    from graphc.ops.control.flow import while_loop
-    from graphc.ops.tensor_array.array import TensorArray
-
     if any(shape is None or None in shape for _, shape in specs):
         specs = _probe(call, specs)
     arrays = [TensorArray(dtype, size=n, element_shape=shape) for dtype, shape in specs]
@@ -154,8 +150,6 @@ def _traced_loop(call, n, specs):
 def _probe(call, specs):
     """The result shapes, from ``fn`` traced once on slice 0 in a throwaway context (a
     TensorArray loop variable needs its element shape before the loop)."""
-    from graphc.ops.control.trace import enter
-
     with enter("map_fn_probe"):
         values = call(np.asarray(0, np.int64))
     return [(dtype, tuple(v.shape) if shape is None else tuple(

@@ -16,36 +16,26 @@ or until it is dropped when ``persistent=True``.
 
 from __future__ import annotations
 
-import threading
-
 from graphc import nest
-from graphc import source_info
 from graphc.core import trace
-from graphc.core.tensor import Tensor
-
-# Non-empty while any thread has a recording tape: ``bind`` tests its truth (as cheap as
-# the test of an empty list) before looking at the thread's own tapes.
-recording: list = []
-_recording_lock = threading.Lock()
-
-
-class _Local(threading.local):
-    def __init__(self):
-        self.tapes: list[GradientTape] = []
-
-
-_local = _Local()
-
-
-class Record:
-    """One recorded op; ``where`` (the user's line) is kept for ops with no gradient
-    rule, whose error must name it."""
-
-    __slots__ = ("op", "args", "outputs", "attrs", "where")
-
-    def __init__(self, op, args, outputs, attrs):
-        self.op, self.args, self.outputs, self.attrs = op, args, outputs, attrs
-        self.where = source_info.where() if op.grad is None else ""
+from graphc.core.registry import bind
+from graphc.core.tensor import Tensor, _symbolic
+from graphc.ir.graph import Node
+from graphc.ops.elementwise import STOP_GRADIENT
+from graphc.transforms import autodiff, jacobian
+from graphc.transforms.graph_vjp import variables_read
+from graphc.transforms.recording import (  # noqa: F401 (the hooks the face fills)
+    Record,
+    _local,
+    _Paused,
+    _recording_lock,
+    on_variable_read,
+    record_bind,
+    record_node,
+    recording,
+    unrecorded,
+)
+from graphc.variables import Variable
 
 
 class GradientTape:
@@ -106,8 +96,6 @@ class GradientTape:
     # ------------------------------------------------------------------ watching
     def watch(self, tensor) -> None:
         """Watch a tensor, a ``gc.Variable``, or any nest of them."""
-        from graphc.variables import Variable
-
         leaves, _ = nest.flatten(tensor)
         for leaf in leaves:
             if isinstance(leaf, Variable):
@@ -154,10 +142,6 @@ class GradientTape:
     def _record_staged(self, op, inputs, outputs, attrs) -> None:
         """Record a node staged without ``bind`` (a control-flow node): its operands are
         graph values, each matched to the tensor this tape knows for it."""
-        from graphc.ir.graph import Node
-        from graphc.core.tensor import _symbolic
-        from graphc.transforms.graph_vjp import variables_read
-
         known = self._by_value
         args = tuple(known[v.id] if v.id in known else _symbolic(v) for v in inputs)
         inside = bool(self._inner_reads) and bool(
@@ -170,8 +154,6 @@ class GradientTape:
         """The gradient of ``target`` (a tensor or nest; non-scalars are summed) with
         respect to ``sources`` (a tensor, variable or nest), in the structure of
         ``sources``. See ``docs/autodiff.md``."""
-        from graphc.transforms import autodiff
-
         if self._used and not self._persistent:
             raise RuntimeError(
                 "GradientTape.gradient can only be called once on a non-persistent tape; "
@@ -203,83 +185,15 @@ class GradientTape:
         array([[2., 0.],
                [0., 4.]], dtype=float32)
         """
-        from graphc.transforms import jacobian
-
         return jacobian.jacobian(self, target, sources, unconnected_gradients)
 
     def batch_jacobian(self, target, source, unconnected_gradients="none",
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians over a batch dimension 0 shared by ``target`` and
         ``source``: shape ``(b,) + target.shape[1:] + source.shape[1:]``."""
-        from graphc.transforms import jacobian
-
         return jacobian.batch_jacobian(self, target, source, unconnected_gradients)
-
-
-class _Paused:
-    def __init__(self, tape):
-        self.tape = tape
-
-    def __enter__(self):
-        tapes = _local.tapes
-        self.at = tapes.index(self.tape) if self.tape in tapes else None
-        if self.at is not None:
-            tapes.pop(self.at)
-        return self
-
-    def __exit__(self, *exc):
-        if self.at is not None:
-            _local.tapes.insert(self.at, self.tape)
-        return False
-
-
-class unrecorded:
-    """A context in which no tape of this thread records: for values whose derivative
-    is zero by construction (the ``ones`` seeding a gradient, the ``zeros`` standing
-    for a missing cotangent), so an outer tape does not keep them."""
-
-    def __enter__(self):
-        self.saved = _local.tapes
-        _local.tapes = []
-        return self
-
-    def __exit__(self, *exc):
-        _local.tapes = self.saved
-        return False
-
-
-# ---------------------------------------------------------------------- hooks
-def record_bind(bind_now, op, args, attrs):
-    """``bind`` while some tape records: run the op, then record it on this thread's
-    tapes (a variable operand is read first, so the read is what the tape sees)."""
-    tapes = _local.tapes
-    if not tapes:
-        return bind_now(op, args, attrs)
-    args = tuple(a._graphc_tensor_() if hasattr(a, "_graphc_tensor_") else a for a in args)
-    out = bind_now(op, args, attrs)
-    outputs = tuple(out) if isinstance(out, list | tuple) else (out,)
-    for tape in tapes:
-        tape._record(op, args, outputs, attrs)
-    return out
-
-
-def record_node(op, inputs, outputs, attrs) -> None:
-    """Called for a node staged without ``bind`` (``cond``, ``switch_case``,
-    ``while_loop``: ``control_trace.add_control_node``) while some tape records;
-    ``inputs`` are the node's graph values, ``outputs`` its symbolic tensors."""
-    for tape in _local.tapes:
-        tape._record_staged(op, inputs, outputs, attrs)
-
-
-def on_variable_read(variable, tensor) -> None:
-    """Called by ``gc.Variable`` for each read while some tape records."""
-    for tape in _local.tapes:
-        tape._on_variable_read(variable, tensor)
 
 
 def stop_gradient(x):
     """``x`` with no gradient flowing back through it (``tf.stop_gradient``)."""
-    from graphc.ops.elementwise import STOP_GRADIENT
-    from graphc.core.registry import bind
-
     return bind(STOP_GRADIENT, x)

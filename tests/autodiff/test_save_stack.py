@@ -14,9 +14,9 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
+from graphc.core.interpreter import run_graph
 from graphc.ops import save_stack
 from graphc.runtime.cpu import numba_cpu
-from graphc.core.interpreter import run_graph
 
 
 def program(y, w, n):

@@ -8,10 +8,10 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.ops.control import flow as control
-from graphc.ops.effects import print_
 from graphc.core.interpreter import run_graph
 from graphc.ir.verify import verify
+from graphc.ops.control import flow as control
+from graphc.ops.effects import print_
 
 
 def traced(fn, *args):

@@ -8,8 +8,8 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime import cuda
 from graphc.core.interpreter import run_graph
+from graphc.runtime import cuda
 
 
 def digits(n):

@@ -14,11 +14,11 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.errors import FallbackError, FallbackWarning
 from graphc.core import registry
+from graphc.core.interpreter import run_graph
+from graphc.errors import FallbackError, FallbackWarning
 from graphc.runtime import cuda
 from graphc.runtime.cuda import codegen, eager, executor
-from graphc.core.interpreter import run_graph
 
 
 def optimized(fn, *args):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.core.registry import all_ops, bind
-from graphc.runtime.cuda import executor
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
+from graphc.core.registry import all_ops, bind
 from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.runtime.cuda import executor
 
 RNG = np.random.default_rng(15)
 F = RNG.standard_normal((2, 3, 4)).astype(np.float32)

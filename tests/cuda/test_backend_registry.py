@@ -18,13 +18,13 @@ import warnings
 import numpy as np
 import pytest
 
-from graphc.core.registry import all_ops, bind
-from graphc.runtime.cuda import codegen, executor
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
-from graphc.ir.printer import node_signature
+from graphc.core.registry import all_ops, bind
 from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.ir.printer import node_signature
+from graphc.runtime.cuda import codegen, executor
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402

@@ -9,8 +9,8 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from graphc.core import device_scope as scope
-from graphc.errors import DeviceError
 from graphc.core.device_tensor import DeviceTensor
+from graphc.errors import DeviceError
 
 GPU = "cuda:0"
 A = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)

@@ -276,3 +276,14 @@ def test_loop_and_branch_results_whole_on_one_side():
 
     with pytest.raises(gc.dask.BlockSplitError, match="whole .size 50. on one side"):
         pick(da.from_array(X1, chunks=10), np.array(1, np.int32))
+
+
+def test_tree_reduction_combine_passes_the_ops_declared_dtype_attr():
+    """The combine step of a tree reduction binds the op with every attr it declares
+    (``dtype=None`` for sum: NumPy's default, so int32 partials are not widened twice);
+    it used to read the attrs from ``op.extra``, where no op puts them."""
+    from graphc.dask.stages import _tiny_graph
+
+    graph = _tiny_graph("sum", np.dtype(np.int32), 2, (0,))
+    (node,) = [n for n in graph.nodes if n.op.name == "sum"]
+    assert "dtype" in node.attrs and node.attrs["dtype"] is None

@@ -297,8 +297,8 @@ def test_wrong_length_shapes_for_reshape():
 
 
 def test_verifier_and_passes_accept_the_dynamic_forms():
-    from graphc.passes.pipeline import optimize
     from graphc.ir.verify import verify
+    from graphc.passes.pipeline import optimize
 
     for fn, args in ((creations, (gc.constant(2),)), (pads, (np.ones(3), gc.constant(1),
                                                               gc.constant(0.5))),

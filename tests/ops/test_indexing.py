@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.errors import InvalidArgumentError
-from graphc.ops import gather as gx
-from graphc.ops import indexing as ix
-from graphc.ir.graph import Aval
 from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
+from graphc.errors import InvalidArgumentError
+from graphc.ir.graph import Aval
+from graphc.ops import gather as gx
+from graphc.ops import indexing as ix
 
 X = np.arange(24).reshape(2, 3, 4)
 M1 = np.array([True, False, True])          # masks axis 1 (count 2)

@@ -24,12 +24,12 @@ import numpy as np
 import pytest
 
 import graphc  # noqa: F401  (loads every op module, so the registry is complete)
-from graphc.ops import indexing
-from graphc.core.registry import all_ops, bind
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
+from graphc.core.registry import all_ops, bind
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.core.trace import TraceContext, freeze
+from graphc.ir.graph import Aval
+from graphc.ops import indexing
 
 F32, F64, I32, I64 = (np.dtype(n) for n in ("float32", "float64", "int32", "int64"))
 I8, BOOL = np.dtype("int8"), np.dtype("bool")

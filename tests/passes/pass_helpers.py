@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 import graphc  # noqa: F401  (registers every op)
-from graphc.core.registry import OpDef, get
-from graphc.passes.context import Names, PassContext, PassReport
-from graphc.passes.pipeline import PASSES
 from graphc.core.interpreter import run_graph
+from graphc.core.registry import OpDef, get
+from graphc.core.trace import TraceContext, freeze
 from graphc.ir.graph import Aval, ConstArray
 from graphc.ir.printer import format_graph
-from graphc.core.trace import TraceContext, freeze
 from graphc.ir.verify import verify
+from graphc.passes.context import Names, PassContext, PassReport
+from graphc.passes.pipeline import PASSES
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 I32, I64 = np.dtype(np.int32), np.dtype(np.int64)

@@ -15,9 +15,9 @@ from pass_helpers import (
     text,
 )
 
+from graphc.core.interpreter import run_graph
 from graphc.passes.constant_fold import FOLD_MAX_BYTES
 from graphc.passes.graphs import inline_graph
-from graphc.core.interpreter import run_graph
 
 X4 = Aval((4,), F32)
 

@@ -4,10 +4,10 @@ import numpy as np
 from pass_helpers import assert_same_results
 
 import graphc as gc
+from graphc.core.interpreter import run_graph
 from graphc.ops.control import flow as control
 from graphc.ops.effects import print_
 from graphc.passes import optimize
-from graphc.core.interpreter import run_graph
 
 X = np.arange(4, dtype=np.float32)
 

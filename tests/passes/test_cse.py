@@ -15,8 +15,8 @@ from pass_helpers import (
     text,
 )
 
-from graphc.passes.cse import node_key
 from graphc.ir.graph import FrozenAttrs, Node
+from graphc.passes.cse import node_key
 
 X = Aval((3,), F32)
 

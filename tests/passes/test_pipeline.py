@@ -5,13 +5,13 @@ import pytest
 from pass_helpers import F32, Aval, build, emit, text
 
 import graphc as gc
+from graphc.core.interpreter import run_graph
+from graphc.ir.graph import Graph
+from graphc.ir.verify import VerificationError
 from graphc.passes import explain_text, format_report, optimize, pipeline
 from graphc.passes.context import Names, PassContext, PassReport
 from graphc.passes.graphs import make_node
 from graphc.passes.rewrite import MAX_SWEEPS, rewrite
-from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Graph
-from graphc.ir.verify import VerificationError
 
 X = Aval((4,), F32)
 

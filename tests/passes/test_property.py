@@ -5,9 +5,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pass_helpers import F32, F64, I32, Aval, assert_same_results, emit
 
-from graphc.passes import optimize
 from graphc.core.trace import TraceContext
 from graphc.ir.verify import verify
+from graphc.passes import optimize
 
 DTYPES = [F32, F64, I32]
 SHAPES = [(), (3,), (2, 3)]

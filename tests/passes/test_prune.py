@@ -16,9 +16,9 @@ from pass_helpers import (
 )
 
 import graphc as gc
+from graphc.core.interpreter import run_graph
 from graphc.errors import InvalidArgumentError
 from graphc.passes import optimize
-from graphc.core.interpreter import run_graph
 
 X = Aval((3,), F32)
 

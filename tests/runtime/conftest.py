@@ -52,7 +52,7 @@ def eager_compile(session_cache_dir):
 PROGRAM = """
 import json, os, sys, warnings
 import numpy as np
-from graphc.ops import registry
+from graphc.core import registry
 from graphc.runtime.cpu import numba_cpu
 from graphc.ir.graph import Aval
 from graphc.core.trace import TraceContext

@@ -13,13 +13,11 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.errors import FallbackWarning
 from graphc.core import registry
-from graphc.runtime.cpu import cache
-from graphc.runtime.cpu import compile_queue
-from graphc.runtime.cpu import numba_cpu
-from graphc.ir.graph import Aval
 from graphc.core.trace import TraceContext
+from graphc.errors import FallbackWarning
+from graphc.ir.graph import Aval
+from graphc.runtime.cpu import cache, compile_queue, numba_cpu
 
 F32 = np.dtype(np.float32)
 

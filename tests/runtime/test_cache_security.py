@@ -11,8 +11,7 @@ import stat
 
 import pytest
 
-from graphc.runtime.cpu import cache_entry
-from graphc.runtime.cpu import cache_files
+from graphc.runtime.cpu import cache_entry, cache_files
 
 
 def _modes(root):

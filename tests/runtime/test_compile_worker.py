@@ -15,12 +15,10 @@ import numpy as np
 import pytest
 
 from graphc.core import registry
-from graphc.runtime.cpu import cache
-from graphc.runtime.cpu import compile_worker
-from graphc.runtime.cpu import numba_cpu
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.runtime.cpu import cache, compile_worker, numba_cpu
 
 F32 = np.dtype(np.float32)
 
@@ -113,7 +111,7 @@ SCRIPT = """
 import json, sys
 import numpy as np
 import graphc as gc
-from graphc.runtime import compile_worker
+from graphc.runtime.cpu import compile_worker
 f = gc.function(lambda x: gc.numpy.tanh(x * 0.5) - 1.0)
 x = np.linspace(-2, 2, 7).astype(np.float32)
 outs = [f(x).numpy().tolist() for _ in range(3)]

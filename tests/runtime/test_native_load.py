@@ -85,7 +85,7 @@ try:
     gather(x, np.array([9]))
 except Exception as e:
     report["error"] = f"{type(e).__name__}: {e}"
-from graphc.runtime import cache
+from graphc.runtime.cpu import cache
 from graphc.runtime.cpu import native
 linked = len(native._linked)
 cache.clear(disk=False)  # a new trace of the same program: linked once per process

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from test_numba_backend import build, check, compare
 
-from graphc.errors import InvalidArgumentError
 from graphc.core.interpreter import run_graph
+from graphc.errors import InvalidArgumentError
 
 F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
     np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_))

@@ -14,12 +14,12 @@ import warnings
 import numpy as np
 import pytest
 
-from graphc.errors import InvalidArgumentError
 from graphc.core import registry
-from graphc.runtime.cpu import numba_cpu
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
 from graphc.core.trace import TraceContext, freeze
+from graphc.errors import InvalidArgumentError
+from graphc.ir.graph import Aval
+from graphc.runtime.cpu import numba_cpu
 
 F32, F64, I32, I64, U8, B = (np.dtype(t) for t in (
     np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_))

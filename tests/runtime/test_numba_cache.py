@@ -14,8 +14,7 @@ import textwrap
 
 import pytest
 
-from graphc.runtime.cpu import cache
-from graphc.runtime.cpu import cache_entry
+from graphc.runtime.cpu import cache, cache_entry
 
 
 def program_files(cache_dir):

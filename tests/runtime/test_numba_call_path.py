@@ -12,9 +12,9 @@ import pytest
 import graphc as gc
 import graphc.numpy as gnp
 from benchmarks.workloads import collatz_steps as collatz  # the benchmark's workload
-from graphc.errors import InvalidIndexError
 from graphc.core.interpreter import run_graph
 from graphc.core.tensor import Tensor
+from graphc.errors import InvalidIndexError
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

@@ -14,8 +14,8 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.runtime.cpu import numba_cpu
 from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import numba_cpu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autodiff"))
 from test_control_flow_grads import (  # noqa: E402

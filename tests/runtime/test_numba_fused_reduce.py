@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import graphc as gc
-from graphc.runtime.cpu import numba_cpu
 from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import numba_cpu
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 

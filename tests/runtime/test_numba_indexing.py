@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from test_numba_backend import F32, F64, I32, I64, U8, B, build, compare
 
+from graphc.core.interpreter import run_graph
 from graphc.errors import InvalidArgumentError, InvalidIndexError
 from graphc.runtime.cpu import numba_cpu, runners
-from graphc.core.interpreter import run_graph
 
 RNG = np.random.default_rng(7)
 FULL = ("slice", None, None, None)

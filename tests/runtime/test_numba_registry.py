@@ -24,14 +24,14 @@ import numpy as np
 import pytest
 from test_numba_backend import ULP_TOL, compare
 
-from graphc.core.registry import all_ops, bind
-from graphc.runtime.cpu import numba_cpu
-from graphc.runtime.cpu.codegen import generate
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
-from graphc.ir.printer import node_signature
+from graphc.core.registry import all_ops, bind
 from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.ir.printer import node_signature
+from graphc.runtime.cpu import numba_cpu
+from graphc.runtime.cpu.codegen import generate
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402

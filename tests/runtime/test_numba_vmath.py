@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from graphc.core import registry
-from graphc.runtime.cpu import numba_cpu
-from graphc.ir.graph import Aval
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval
+from graphc.runtime.cpu import numba_cpu
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 N = 300_000  # per sweep; each dtype and function gets ~4 N values

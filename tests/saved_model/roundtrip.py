@@ -25,8 +25,9 @@ import numpy as np
 
 import graphc as gc
 from graphc import nest
-from graphc.functions.concrete import ConcreteFunction
+from graphc.core import trace
 from graphc.core.tensor import Tensor
+from graphc.functions.concrete import ConcreteFunction
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -72,7 +73,7 @@ class Recorder:
         recorder = self
 
         def recording(cf, flat_args):
-            if id(cf) in seen or gc.tracer.trace.active():
+            if id(cf) in seen or trace.active():
                 return original(cf, flat_args)
             seen.add(id(cf))
             name = f"{prefix}_{len(seen)}"
@@ -119,6 +120,7 @@ import numpy as np
 import graphc as gc
 from graphc.runtime.cpu import numba_cpu
 from graphc import nest
+from graphc.core import trace
 from graphc.functions.concrete import _split_call  # parameter order -> (args, kwargs)
 
 numba_cpu.settings.mode = "off"  # the interpreter: what is compared is the graph

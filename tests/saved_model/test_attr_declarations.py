@@ -19,10 +19,10 @@ import pytest
 import graphc  # noqa: F401  (registers every op)
 from graphc.core import attr_types as at
 from graphc.core.registry import all_ops, bind
-from graphc.saved_model import schema
-from graphc.ir.graph import Aval, ConstArray, Graph
 from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
+from graphc.ir.graph import Aval, ConstArray, Graph
+from graphc.saved_model import schema
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from corpus import CORPUS, traced  # noqa: E402

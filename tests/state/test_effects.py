@@ -5,10 +5,10 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.ops import effects, pyfunc, state
-from graphc.core.registry import all_ops
 from graphc.core.interpreter import run_graph
+from graphc.core.registry import all_ops
 from graphc.ir.verify import verify
+from graphc.ops import effects, pyfunc, state
 
 STATEFUL = {"read_variable", "assign_variable", "print", "assert", "numpy_function",
             "py_function", "random_uniform", "random_normal"}

@@ -5,8 +5,8 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
-from graphc.ops.state import RESOURCE
 from graphc.ir.verify import verify
+from graphc.ops.state import RESOURCE
 
 
 @pytest.fixture(autouse=True)

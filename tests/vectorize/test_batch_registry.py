@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 import graphc  # noqa: F401  (loads every op module)
-from graphc.core.registry import all_ops
 from graphc.core.interpreter import run_graph
-from graphc.ir.graph import Aval
+from graphc.core.registry import all_ops
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.core.trace import TraceContext, freeze
+from graphc.ir.graph import Aval
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ops"))
 from test_registry import SAMPLES  # noqa: E402

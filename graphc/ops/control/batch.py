@@ -1,5 +1,5 @@
 """Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``cond``, ``switch_case``
-and ``while_loop`` (graphc/ops/control/flow.py installs them).
+and ``while_loop`` (graphc/ops/control/flow.py); the end of this module attaches them.
 
 The branch and body subgraphs are batched by the same walk as ``fn``'s graph
 (``batching.walk_graph``), so nested control flow batches recursively.
@@ -18,19 +18,20 @@ The branch and body subgraphs are batched by the same walk as ``fn``'s graph
 
 from __future__ import annotations
 
-from graphc.ops import batch_util as bu
+from graphc.core import hooks
 from graphc.core.registry import bind
+from graphc.ir.printer import has_effects
+from graphc.ops import batch_util as bu
+from graphc.ops.control import flow as control
+from graphc.ops.elementwise import EQUAL, NOT_EQUAL, WHERE
+from graphc.ops.reduce import ANY
 
 
 def _walk(graph, args, dims, size) -> list:
-    from graphc.transforms.batching import walk_graph
-
-    return [bu.with_batch(t, d, size) for t, d in walk_graph(graph, args, dims, size)]
+    return [bu.with_batch(t, d, size) for t, d in hooks.batch_graph(graph, args, dims, size)]
 
 
 def _refuse_effects(name, graphs) -> None:
-    from graphc.ir.printer import has_effects
-
     if any(has_effects(g) for g in graphs):
         raise ValueError(f"gc.vectorized_map: {name} with a per-example predicate would run "
                          "every branch, and a branch has effects (prints, random draws, "
@@ -43,24 +44,17 @@ def _static_shapes(values) -> bool:
 
 def _select(mask, a, b):
     """``where(mask, a, b)`` with ``mask`` (batch,) broadcast over each example."""
-    from graphc.ops.elementwise import WHERE
-
     n = bu.rank(a)
     m = bu.bind_expand(mask, *range(1, n)) if n > 1 else mask
     return bind(WHERE, m, a, b)
 
 
 def _as_bool(x):
-    from graphc.ops.elementwise import NOT_EQUAL
-
     return x if x.dtype.kind == "b" else bind(NOT_EQUAL, x, 0)
 
 
 def _branches(name, args, dims, graphs):
     """``cond`` (graphs: true, false) or ``switch_case`` (graphs: the branches)."""
-    from graphc.ops.control import flow as control
-    from graphc.ops.elementwise import EQUAL
-
     key, kd = args[0], dims[0]
     ops, odims = list(args[1:]), list(dims[1:])
     size = bu.batch_size(args, dims)
@@ -108,9 +102,6 @@ def _propagate(graph, flags) -> list:
 
 
 def while_rule(args, dims, cond, body):
-    from graphc.ops.control import flow as control
-    from graphc.ops.reduce import ANY
-
     n = len(body.outputs)
     flags = [d is not None for d in dims]
     while True:  # a variable is batched once anything it is computed from is
@@ -139,9 +130,7 @@ def while_rule(args, dims, cond, body):
         return bind(ANY, t, axis=None, keepdims=False) if per_example else t
 
     def body_fn(*state):
-        from graphc.transforms.batching import walk_graph
-
-        outs = walk_graph(body, list(state) + consts, sdims + cdims)
+        outs = hooks.batch_graph(body, list(state) + consts, sdims + cdims)
         new = [bu.with_batch(t, d, size) if f else t for (t, d), f in zip(outs, flags)]
         if per_example:
             active = test(state)
@@ -153,6 +142,9 @@ def while_rule(args, dims, cond, body):
 
 
 def _walk_one(graph, args, dims):
-    from graphc.transforms.batching import walk_graph
+    return hooks.batch_graph(graph, args, dims)[0]
 
-    return walk_graph(graph, args, dims)[0]
+
+control.COND.batch = cond_rule
+control.SWITCH_CASE.batch = switch_case_rule
+control.WHILE_LOOP.batch = while_rule

@@ -2,15 +2,17 @@
 one leaf at a time, the dtype and shape every branch agrees on (or a clear error naming
 the variable, the branches and the user's line); Python values that agree stay Python
 values; weak values and numbers promote as NEP 50 does. Used by
-``control_trace.stage_branches``."""
+``trace.stage_branches``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from graphc.core import weak
 from graphc.dtypes import numpy_literal
 from graphc.errors import AutographError
-from graphc.ops.control.trace import (
+from graphc.ir import graph as ir
+from graphc.ops.control.values import (
     Undefined,
     UndefinedReturnValue,
     _is_number,
@@ -23,8 +25,6 @@ from graphc.ops.control.trace import (
     join_shapes,
     probing,
 )
-from graphc.ir import graph as ir
-from graphc.core import weak
 
 
 def unify_leaf(leaves, i, site):

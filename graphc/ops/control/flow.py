@@ -4,27 +4,29 @@ public forms ``gc.cond``, ``gc.while_loop`` and ``gc.switch_case``.
 Like JAX's ``cond_p``/``while_p``, each op holds closed subgraphs in its attrs (captured
 values are explicit extra operands) and its ``ref`` runs only the subgraph it needs with
 the reference interpreter, so an untaken branch never executes. A node whose subgraphs
-have effects takes and returns the effect token (``control_trace.add_control_node``); the
+have effects takes and returns the effect token (``trace.add_control_node``); the
 interpreter never materializes tokens, so ``ref`` sees data operands only.
 
 In eager mode, and for Python (non-symbolic) predicates, the public forms run the Python
-functions directly, as TensorFlow does.
+functions directly, as TensorFlow does. The gradient rules (``grad.py``) and batching
+rules (``batch.py``) attach themselves to these ops.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphc.errors import AutographError
+from graphc import nest, source_info
+from graphc.core import trace
 from graphc.core.attr_types import GRAPH, GRAPHS
+from graphc.core.interpreter import run_graph
+from graphc.core.registry import OpDef, register
+from graphc.errors import AutographError
+from graphc.ir import graph as ir
 from graphc.ops.blocks import BRANCH, LOOP
 from graphc.ops.control.loop import stage_loop
 from graphc.ops.control.trace import Site, is_symbolic, join_shapes, scalar_bool, stage_branches
-from graphc.core.registry import OpDef, register
-from graphc.ir import graph as ir
-from graphc import nest
-from graphc import source_info
-from graphc.core import trace
+from graphc.ops.tf_elementwise import logical_and
 
 
 # --------------------------------------------------------------------------- the ops
@@ -44,16 +46,14 @@ def _cond_infer(pred, *operands, true_fn, false_fn):
 
 
 def _cond_ref(pred, *operands, true_fn, false_fn):
-    from graphc.core.interpreter import run_graph
-
     return run_graph(true_fn if pred else false_fn, list(operands))
 
 
+# true_fn(*operands) if pred else false_fn(*operands); only one branch runs
 COND = register(OpDef(
     name="cond",
     attrs={"true_fn": GRAPH, "false_fn": GRAPH},
     infer=_cond_infer, ref=_cond_ref, multiple_results=True, blocks=BRANCH,
-    doc="true_fn(*operands) if pred else false_fn(*operands); only one branch runs",
 ))
 
 
@@ -62,19 +62,17 @@ def _switch_infer(index, *operands, branches):
 
 
 def _switch_ref(index, *operands, branches):
-    from graphc.core.interpreter import run_graph
-
     i = int(index)
     if not 0 <= i < len(branches):
         i = len(branches) - 1  # TensorFlow: an out-of-range index runs the last branch
     return run_graph(branches[i], list(operands))
 
 
+# branches[index](*operands); an out-of-range index runs the last branch
 SWITCH_CASE = register(OpDef(
     name="switch_case",
     attrs={"branches": GRAPHS},
     infer=_switch_infer, ref=_switch_ref, multiple_results=True, blocks=BRANCH,
-    doc="branches[index](*operands); out-of-range indices run the last branch",
 ))
 
 
@@ -83,8 +81,6 @@ def _while_infer(*operands, cond, body):
 
 
 def _while_ref(*operands, cond, body):
-    from graphc.core.interpreter import run_graph
-
     n = len(body.outputs)
     state, consts = list(operands[:n]), list(operands[n:])
     while run_graph(cond, state + consts)[0]:
@@ -92,11 +88,11 @@ def _while_ref(*operands, cond, body):
     return state
 
 
+# while cond(*vars, *consts): vars = body(*vars, *consts)
 WHILE_LOOP = register(OpDef(
     name="while_loop",
     attrs={"cond": GRAPH, "body": GRAPH},
     infer=_while_infer, ref=_while_ref, multiple_results=True, blocks=LOOP,
-    doc="while cond(*vars, *consts): vars = body(*vars, *consts)",
 ))
 
 
@@ -181,8 +177,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         vals = nest.unflatten(treedef, flat[1:] if counted else flat)
         c = cond(*vals)
         if counted:
-            from graphc.tf_api import logical_and
-
             return logical_and(flat[0] < maximum_iterations, c)
         return c
 
@@ -224,19 +218,5 @@ def _branch_list(branch_fns) -> list:
     return [f for _, f in pairs]
 
 
-# --------------------------------------------------------------------------- gradients
-# The rules stage control flow over gradient graphs (graphc/ops/control/grad.py).
-from graphc.ops.control import grad as _grad  # noqa: E402
-
-COND.grad = _grad.cond_grad
-SWITCH_CASE.grad = _grad.switch_case_grad
-WHILE_LOOP.grad = _grad.while_grad
-
-# --------------------------------------------------------------------------- batching
-# gc.vectorized_map: the rules batch the subgraphs by the same walk
-# (graphc/ops/control/batch.py).
-from graphc.ops.control import batch as _batch  # noqa: E402
-
-COND.batch = _batch.cond_rule
-SWITCH_CASE.batch = _batch.switch_case_rule
-WHILE_LOOP.batch = _batch.while_rule
+# gradients: graphc/ops/control/grad.py; batching (gc.vectorized_map):
+# graphc/ops/control/batch.py; each attaches its rules to these ops.

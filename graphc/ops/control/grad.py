@@ -1,9 +1,10 @@
 """Gradient rules of the control-flow ops ``cond``, ``switch_case`` and ``while_loop``.
 
 Each rule stages control flow whose subgraphs are gradient graphs built by the graph walk
-:func:`graphc.transforms.graph_vjp.vjp` (which calls the ordinary per-op rules), so the
-backward pass of a branch or a loop is itself a ``cond`` / ``switch_case`` /
-``while_loop`` node that both backends run natively, and nests like the forward.
+:func:`graphc.transforms.graph_vjp.vjp` (through ``hooks.graph_vjp``; it calls the
+ordinary per-op rules), so the backward pass of a branch or a loop is itself a ``cond`` /
+``switch_case`` / ``while_loop`` node that both backends run natively, and nests like the
+forward. The end of this module attaches the rules to the ops of ``flow.py``.
 
 * ``cond`` / ``switch_case``: one gradient graph per branch, taking the node's operands
   (captured values included) and the outputs' cotangents and returning the operands'
@@ -26,15 +27,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.ops import save_stack
-from graphc.ops.control.trace import add_control_node, close, enter, join_shapes, to_value
-from graphc.ops.tensor_array.ops import _cut_to
-from graphc.ir import graph as ir
-from graphc.core import trace
+from graphc.core import hooks, trace
+from graphc.core.registry import Grads, bind
 from graphc.core.tensor import _symbolic
-from graphc.transforms import graph_vjp
-from graphc.transforms.autodiff import Grads
-from graphc.transforms.tape import unrecorded
+from graphc.ir import graph as ir
+from graphc.ops import save_stack
+from graphc.ops.control.flow import COND, SWITCH_CASE, WHILE_LOOP
+from graphc.ops.control.trace import (
+    add_control_node,
+    close,
+    enter,
+    join_shapes,
+    scalar_bool,
+    to_value,
+)
+from graphc.ops.creation import zeros, zeros_like
+from graphc.ops.state import read as read_variable
+from graphc.ops.tensor_array.grad import _cut_to
+from graphc.ops.tensor_array.ops import READ
 
 INDEX = np.dtype(np.int64)
 
@@ -44,24 +54,24 @@ def branch_grad(op, args, outputs, cts, graphs, make_attrs):
     """The cotangents of a ``cond``/``switch_case`` node's arguments (``args[0]`` is the
     predicate or index): an ``op`` node over the branches' gradient graphs."""
     selector, operands = args[0], args[1:]
-    wanted = graph_vjp.wants(operands)
-    refs = graph_vjp.variables_read(graphs)  # variables read inside: more outputs
+    wanted = hooks.graph_vjp.wants(operands)
+    refs = hooks.graph_vjp.variables_read(graphs)  # variables read inside: more outputs
     ct_at = [j for j, c in enumerate(cts) if c is not None and _float(outputs[j])]
     if not (wanted or refs) or not ct_at:
         return (None,) * len(args)
     ct_avals = [_aval(outputs[j]) for j in ct_at]
-    with unrecorded():
+    with hooks.unrecorded():
         ctxs, results = [], []
         for g in graphs:
             ctx = enter(f"{g.name}_grad")
             with ctx:
-                xs = graph_vjp.placeholders(ctx, [v.aval for v in g.inputs])
-                gs = graph_vjp.placeholders(ctx, ct_avals)
+                xs = hooks.graph_vjp.placeholders(ctx, [v.aval for v in g.inputs])
+                gs = hooks.graph_vjp.placeholders(ctx, ct_avals)
                 full = [None] * len(g.outputs)
                 for j, ct in zip(ct_at, gs):
                     full[j] = ct
                 found = {}
-                grads = graph_vjp.vjp(g, xs, full, wanted, found)
+                grads = hooks.graph_vjp.vjp(g, xs, full, wanted, found)
                 results.append([_value_or_zeros(ctx, gr, xs[i]) for gr, i in zip(grads, wanted)]
                                + [_variable_ct(ctx, found.get(r), r) for r in refs])
             ctxs.append(ctx)
@@ -79,16 +89,12 @@ def branch_grad(op, args, outputs, cts, graphs, make_attrs):
 
 def cond_grad(cts, args, outputs, true_fn, false_fn):
     """``cond``: a ``cond`` over the two branches' gradient graphs."""
-    from graphc.ops.control.flow import COND
-
     return branch_grad(COND, args, outputs, cts, [true_fn, false_fn],
                        lambda g: {"true_fn": g[0], "false_fn": g[1]})
 
 
 def switch_case_grad(cts, args, outputs, branches):
     """``switch_case``: a ``switch_case`` over every branch's gradient graph."""
-    from graphc.ops.control.flow import SWITCH_CASE
-
     return branch_grad(SWITCH_CASE, args, outputs, cts, list(branches),
                        lambda g: {"branches": tuple(g)})
 
@@ -98,15 +104,15 @@ def while_grad(cts, args, outputs, cond, body):
     """``while_loop``: a saving forward loop, then a backward loop over the saved values."""
     n = len(body.outputs)
     state, consts = list(args[:n]), list(args[n:])
-    wanted = graph_vjp.wants(args)
+    wanted = hooks.graph_vjp.wants(args)
     carried = [j for j in range(n) if _float(body.inputs[j])]   # state with cotangents
     summed = [c for c in range(len(consts)) if n + c in wanted]  # consts with cotangents
-    refs = graph_vjp.variables_read([body])  # variables read in the body: summed too
+    refs = hooks.graph_vjp.variables_read([body])  # variables read in the body: summed too
     if not any(j in wanted for j in carried) and not summed and not refs:
         return (None,) * len(args)
     count, buffers = _saving_loop(cond, body, state, consts, _stacks(body, n))
     init = [cts[j] if cts[j] is not None else _zeros(outputs[j]) for j in carried]
-    with unrecorded():
+    with hooks.unrecorded():
         init += [_zeros(consts[c]) for c in summed]
         init += [_variable_ct(None, None, r) for r in refs]
     final = _backward_loop(body, state, consts, carried, summed, count, buffers, init, refs)
@@ -144,16 +150,16 @@ def _saving_loop(cond, body, state, consts, stacks=()):
     avals = [v.aval for v in body.inputs[:n]]
     saved = [j for j in range(n) if j not in stacks]
     buf_avals = [ir.Aval((None, *avals[j].shape), avals[j].dtype) for j in saved]
-    with unrecorded():
+    with hooks.unrecorded():
         empty = [save_stack.empty_like_aval(avals[j]) for j in saved]
 
     def cond_fn(*vals):
-        return graph_vjp.inline(cond, [*vals[:n], *consts])[0]
+        return hooks.graph_vjp.inline(cond, [*vals[:n], *consts])[0]
 
     def body_fn(*vals):
         xs, i, bufs = vals[:n], vals[n], vals[n + 1:]
         pushed = [save_stack.push(b, i, xs[j]) for b, j in zip(bufs, saved)]
-        return [*graph_vjp.inline(body, [*xs, *consts]), i + 1, *pushed]
+        return [*hooks.graph_vjp.inline(body, [*xs, *consts]), i + 1, *pushed]
 
     out = _loop(cond_fn, body_fn, [*state, np.asarray(0, INDEX), *empty],
                 [*avals, ir.Aval((), INDEX), *buf_avals], "saving")
@@ -191,9 +197,6 @@ def _backward_loop(body, state, consts, carried, summed, count, buffers, init, r
     """Count the iterations down, applying the body's gradient graph to the values saved
     for each; returns the final cotangents (``carried`` state, then ``summed`` consts,
     then the variables ``refs`` read in the body)."""
-    from graphc.ops.tensor_array import ops as ta
-    from graphc.core.registry import bind
-
     n, m = len(state), len(carried)
     wanted = [*carried, *[n + c for c in summed]]
     avals = [body.inputs[j].aval for j in carried] + [_aval(consts[c]) for c in summed] \
@@ -204,12 +207,12 @@ def _backward_loop(body, state, consts, carried, summed, count, buffers, init, r
 
     def body_fn(*vals):
         ct_state, k, acc = vals[:m], vals[m] - 1, vals[m + 1:]
-        xs = [bind(ta.READ, b, count, k) if how == "stack" else b for how, b in buffers]
+        xs = [bind(READ, b, count, k) if how == "stack" else b for how, b in buffers]
         full = [None] * len(body.outputs)
         for j, ct in zip(carried, ct_state):
             full[j] = ct
         found = {}
-        grads = graph_vjp.vjp(body, [*xs, *consts], full, wanted, found)
+        grads = hooks.graph_vjp.vjp(body, [*xs, *consts], full, wanted, found)
         new_ct = [g if g is not None else _zeros(x) for g, x in
                   zip(grads[:m], [xs[j] for j in carried])]
         grads = [*grads[m:], *[found.get(r) for r in refs]]
@@ -224,17 +227,14 @@ def _backward_loop(body, state, consts, carried, summed, count, buffers, init, r
 def _loop(cond_fn, body_fn, init, avals, name):
     """A ``while_loop`` node over Python ``cond_fn``/``body_fn`` with fixed loop-variable
     avals (the caller knows them: no relaxation), staged in the current context."""
-    from graphc.ops.control.flow import WHILE_LOOP
-    from graphc.ops.control.trace import scalar_bool
-
-    with unrecorded():
+    with hooks.unrecorded():
         ctx_c = enter(f"{name}_cond")
         with ctx_c:
-            pred = scalar_bool(ctx_c, cond_fn(*graph_vjp.placeholders(ctx_c, avals)),
+            pred = scalar_bool(ctx_c, cond_fn(*hooks.graph_vjp.placeholders(ctx_c, avals)),
                                f"the condition of the {name} loop")
         ctx_b = enter(f"{name}_body")
         with ctx_b:
-            outs = body_fn(*graph_vjp.placeholders(ctx_b, avals))
+            outs = body_fn(*hooks.graph_vjp.placeholders(ctx_b, avals))
             outs = [to_value(ctx_b, o, a.dtype) for o, a in zip(outs, avals)]
         graphs, captured = close([ctx_c, ctx_b], len(avals), [[pred], outs])
     return _stage(WHILE_LOOP, init, captured, {"cond": graphs[0], "body": graphs[1]},
@@ -245,8 +245,6 @@ def _stage(op, operands, captured, attrs, avals, graphs, dtypes=None):
     """Add the node in the current trace (it is recorded by any tape watching its
     operands, so gradients of gradients work), or run it now when nothing traces."""
     if not trace.active():
-        from graphc.core.registry import bind
-
         values = [*operands, *[_symbolic(v) for v in captured]]
         return list(bind(op, *values, **attrs))
     ctx = trace.current()
@@ -256,28 +254,21 @@ def _stage(op, operands, captured, attrs, avals, graphs, dtypes=None):
 
 
 def _value_or_zeros(ctx, g, like):
-    from graphc.ops.creation import zeros_like
-
     return to_value(ctx, zeros_like(like) if g is None else g, like.dtype)
 
 
 def _variable_ct(ctx, g, ref):
     """A variable's cotangent from a subgraph (zeros where it has none), as a value of
     ``ctx`` (or a tensor of the current trace when ``ctx`` is None)."""
-    from graphc.ops import state
-    from graphc.ops.creation import zeros, zeros_like
-
     v = ref.deref()
     if g is None:
         known = v.shape is not None and None not in v.shape
-        g = zeros(tuple(v.shape), v.dtype) if known else zeros_like(state.read(v))
+        g = zeros(tuple(v.shape), v.dtype) if known else zeros_like(read_variable(v))
     return g if ctx is None else to_value(ctx, g, v.dtype)
 
 
 def _zeros(like):
-    from graphc.ops.creation import zeros_like
-
-    with unrecorded():
+    with hooks.unrecorded():
         return zeros_like(like)
 
 
@@ -295,3 +286,8 @@ def _join(shapes):
     for s in shapes[1:]:
         out = join_shapes(out, s)
     return out
+
+
+COND.grad = cond_grad
+SWITCH_CASE.grad = switch_case_grad
+WHILE_LOOP.grad = while_grad

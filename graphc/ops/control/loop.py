@@ -20,8 +20,12 @@ import warnings
 
 import numpy as np
 
+from graphc.core import trace, weak
+from graphc.core.tensor import _symbolic
 from graphc.dtypes import numpy_literal
 from graphc.errors import AutographError
+from graphc.ir import graph as ir
+from graphc.ops.control.staged_lists import staged
 from graphc.ops.control.trace import (
     MAX_RELAX,
     Undefined,
@@ -39,11 +43,7 @@ from graphc.ops.control.trace import (
     scalar_bool,
     to_value,
 )
-from graphc.ops.control.staged_lists import staged
-from graphc.ir import graph as ir
-from graphc.core import trace
-from graphc.core import weak
-from graphc.core.tensor import _symbolic
+from graphc.ops.effects import Assert
 
 
 def stage_loop(op, cond_fn, body_fn, init, site) -> list:
@@ -103,8 +103,6 @@ def _count_iterations(cond_fn, body_fn, init, kinds):
 
 
 def _assert_iterated(flag, names, site) -> None:
-    from graphc.debugging import Assert
-
     Assert(flag, [f"{site.construct}: the loop must iterate at least once to initialize "
                   f"{', '.join(names)}, which it creates (it ran zero times); give "
                   "it a value before the loop"])

@@ -5,7 +5,7 @@ runs once (or a few times, while shapes settle), not once per iteration or only 
 branch is taken. A Python list that existed before the staged statement and is changed
 while its body is traced (``out.append(x)``, ``stack.pop()``) would change at trace time
 only, and ends up holding traced values of the body. AutoGraph refuses that
-(``graphc.autograph.operators.call``); lists made inside the body stay free to use.
+(``graphc.autograph.operators.call_builtin``); lists made inside the body stay free to use.
 
 ``staged(construct)`` marks the tracing of one body or branch (a per-thread stack, as
 trace contexts are per thread) and records the lists that exist outside it: those

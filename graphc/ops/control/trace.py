@@ -13,118 +13,38 @@ meet) and raise errors that name the branch or variable, the dtypes and the shap
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-from graphc.dtypes import PYTHON_SCALARS, numpy_literal
-from graphc.errors import AutographError
-from graphc.ops.control.staged_lists import staged
-from graphc.ops.tensor_array.array import shape_branch_results
-from graphc.ir import graph as ir
-from graphc import nest
-from graphc import source_info
-from graphc.core import trace
-from graphc.core import weak
-from graphc.ir.printer import has_effects
+from graphc import nest, source_info
+from graphc.core import hooks, trace, weak
+from graphc.core.registry import bind
 from graphc.core.tensor import Tensor, _symbolic
-from graphc.transforms import tape as _tape
+from graphc.dtypes import numpy_literal
+from graphc.errors import AutographError
+from graphc.ir import graph as ir
+from graphc.ir.printer import has_effects
+from graphc.ops import elementwise as ew
+from graphc.ops.control.branch_outputs import unify_leaf
+from graphc.ops.control.staged_lists import staged
+from graphc.ops.control.values import (  # noqa: F401 - re-exported for loop.py, autograph
+    Undefined,
+    UndefinedReturnValue,
+    _is_number,
+    _is_tensorish,
+    _join_all,
+    _same_python,
+    _shape_text,
+    aval_of,
+    describe,
+    is_symbolic,
+    join_shapes,
+    probing,
+    provisional,
+)
+from graphc.ops.tensor_array.array import shape_branch_results
 
 _SLOT = object()  # marks an output leaf that the node produces
 MAX_RELAX = 32  # retraces of a loop body while its shapes relax (a bug guard, never hit)
-
-
-class Undefined:
-    """A variable that has no value yet (AutoGraph's ``Undefined(name)``).
-
-    Flows through converted code so that a variable assigned in only one branch of a
-    tensor ``if``, or first assigned inside a tensor loop, can be reported by name.
-    """
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return f"Undefined({self.name!r})"
-
-    def _unbound(self, *args, **kwargs):
-        raise UnboundLocalError(f"local variable '{self.name}' is used before it is assigned")
-
-    __bool__ = __len__ = __iter__ = __call__ = __getitem__ = __index__ = _unbound
-    __float__ = __int__ = __neg__ = __abs__ = _unbound
-    for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
-                  "and", "or", "xor"):
-        locals()[f"__{_name}__"] = locals()[f"__r{_name}__"] = _unbound
-    __lt__ = __le__ = __gt__ = __ge__ = _unbound
-    del _name
-
-
-class UndefinedReturnValue:
-    """The return value of a converted function before a ``return`` ran.
-
-    Unlike a user variable it may stay unset on one side of a tensor ``if`` or through
-    a tensor loop: it is read only where the matching ``do_return`` flag is true, so it
-    is filled with zeros of the other side's dtype and shape.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "UndefinedReturnValue()"
-
-
-def is_symbolic(x) -> bool:
-    return isinstance(x, Tensor) and x._np is None
-
-
-def _is_tensorish(x) -> bool:
-    return isinstance(x, Tensor | np.ndarray | np.generic)
-
-
-def _is_number(x) -> bool:
-    return type(x) in PYTHON_SCALARS
-
-
-def aval_of(x) -> ir.Aval:
-    if isinstance(x, Tensor):
-        return x.aval
-    arr = np.asarray(x)
-    return ir.Aval(arr.shape, arr.dtype)
-
-
-def describe(x) -> str:
-    """``int64[3,?] tensor`` / ``Python int 3`` / ``None``: for error messages."""
-    if _is_tensorish(x):
-        return f"{aval_of(x)} tensor"
-    if isinstance(x, Undefined):
-        return "undefined"
-    if x is None:
-        return "None"
-    return f"Python {type(x).__name__} {x!r:.40}"
-
-
-def join_shapes(a, b):
-    """The most specific shape both fit (``None`` where dims differ); None if ranks differ."""
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
-
-
-def _same_python(values) -> bool:
-    first = values[0]
-    for v in values[1:]:
-        if v is first:
-            continue
-        if type(v) is not type(first) or _is_tensorish(v):
-            return False
-        try:
-            if not bool(v == first):
-                return False
-        except Exception:  # noqa: BLE001 - objects whose == fails are simply different
-            return False
-    return True
 
 
 # --------------------------------------------------------------------------- subgraphs
@@ -133,30 +53,9 @@ def enter(name: str) -> trace.TraceContext:
     return trace.TraceContext(name)
 
 
-_probes = [0]  # > 0 while a loop body is traced only to learn its dtypes
-
-
-@contextlib.contextmanager
-def provisional():
-    """Trace provisionally: branches whose dtypes differ promote instead of failing (a
-    loop variable's probe dtype must not make a ``cond`` in the body fail)."""
-    _probes[0] += 1
-    try:
-        yield
-    finally:
-        _probes[0] -= 1
-
-
-def probing() -> bool:
-    return _probes[0] > 0
-
-
 def to_value(ctx: trace.TraceContext, x, dtype=None) -> ir.Value:
     """``x`` (tensor, array or Python number) as a value of ``ctx``, cast to ``dtype``."""
     if dtype is not None and isinstance(x, Tensor) and x.dtype != dtype:
-        from graphc.ops import elementwise as ew
-        from graphc.core.registry import bind
-
         x = bind(ew.CAST, x, dtype=dtype)  # only while probing: else dtypes already agree
     if dtype is not None and not _is_tensorish(x):
         try:
@@ -195,8 +94,8 @@ def add_control_node(op, inputs, attrs, avals, graphs):
     effectful = any(has_effects(g) for g in graphs)
     outs = ctx.add_node(op, inputs, attrs, avals, effectful=effectful)
     symbols = [_symbolic(v) for v in outs]
-    if _tape.recording:  # a GradientTape may watch an operand: it records the node
-        _tape.record_node(op, inputs, symbols, attrs)
+    if hooks.tapes:  # a GradientTape may watch an operand: it records the node
+        hooks.record_node(op, inputs, symbols, attrs)
     return symbols
 
 
@@ -215,8 +114,6 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
     among them by ``index_value`` (attrs from ``make_attrs(graphs)``); return the result
     nest, its tensors symbolic. Leaves that every branch gives as the same Python value
     stay Python (so a flag set to ``True`` on both sides is still ``True``)."""
-    from graphc.ops.control.branch_outputs import unify_leaf
-
     ctxs, results = [], []
     for k, fn in enumerate(fns):
         ctx = enter(site.labels[k].replace(" ", "_"))
@@ -296,13 +193,6 @@ class Later:
         self.make = make
 
 
-def _join_all(shapes):
-    out = shapes[0]
-    for s in shapes[1:]:
-        out = join_shapes(out, s)
-    return out
-
-
 def _flatten_results(results, site):
     flat, treedefs = zip(*(nest.flatten(r) for r in results))
     for k in range(1, len(results)):
@@ -323,16 +213,9 @@ def _structure(x) -> str:
     return describe(x)
 
 
-def _shape_text(shape) -> str:
-    return "<unknown>" if shape is None else str(tuple(shape))
-
-
 def scalar_bool(ctx, x, what: str) -> ir.Value:
     """A predicate as a scalar bool value of ``ctx`` (truthiness for numbers); ``ctx``
     must be the active trace context."""
-    from graphc.ops import elementwise as ew
-    from graphc.core.registry import bind
-
     if not isinstance(x, Tensor):
         return ctx.constant(np.asarray(bool(x)))
     shape = x.shape

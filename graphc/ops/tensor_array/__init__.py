@@ -1,1 +1,2 @@
-"""``gc.TensorArray`` (``array``) and the ops behind it (``ops``)."""
+"""``gc.TensorArray`` (``array``), the ops behind it (``ops``) and their gradient rules
+(``grad``)."""

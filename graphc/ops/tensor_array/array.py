@@ -1,7 +1,7 @@
 """``gc.TensorArray``: TensorFlow's array of same-shaped tensors, for tensor loops.
 
 A TensorArray is a dense buffer of shape ``(capacity, *element_shape)`` plus an int64
-size, built and updated with the ops of ``tensor_array_ops.py`` (so it runs eagerly, in
+size, built and updated with the ops of ``ops.py`` (so it runs eagerly, in
 a ``gc.function``, and compiled by Numba). It is immutable: ``write`` returns the new
 array (``ta = ta.write(i, x)``). It flattens to its tensors (``graphc.nest``), so
 it can be the state of a tensor ``for``/``while`` loop or a tensor ``if``; the buffer's
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc import nest, source_info
+from graphc.core import weak
+from graphc.core.registry import bind
+from graphc.core.tensor import Tensor, _eager
 from graphc.dtypes import as_dtype
 from graphc.ops.tensor_array import ops
-from graphc.core.registry import bind
-from graphc import nest
-from graphc import source_info
-from graphc.core import weak
-from graphc.core.tensor import Tensor, _eager
+from graphc.ops.tf_elementwise import cast
 
 _INT64 = np.dtype(np.int64)
 
@@ -175,8 +175,6 @@ class TensorArray:
         if weak.is_weak(value) and value.dtype != self._dtype and np.can_cast(
                 value.dtype, self._dtype, "same_kind"):
             # a traced Python number (a loop counter from ``i = 0``) takes the array's dtype
-            from graphc.tf_api import cast
-
             return cast(value, self._dtype)
         if isinstance(value, Tensor) or isinstance(value, np.ndarray):
             if value.dtype != self._dtype:
@@ -239,8 +237,6 @@ def _size_value(size):
             raise TypeError(f"the size of a TensorArray must be an integer scalar, got "
                             f"{size.aval}{source_info.where()}")
         if size.dtype != _INT64:
-            from graphc.tf_api import cast
-
             size = cast(size, _INT64)
         return size
     arr = np.asarray(size)

@@ -65,8 +65,7 @@ def _zeros_ref(capacity, *, dtype, element_shape, static_capacity=None):
 ZEROS = register(OpDef(
     name="tensor_array_zeros",
     attrs={"dtype": DTYPE, "element_shape": SHAPE, "static_capacity": OPT_INT},
-    infer=_zeros_infer, ref=_zeros_ref,
-    doc="A TensorArray's buffer: zeros of (capacity, *element_shape)."))
+    infer=_zeros_infer, ref=_zeros_ref))
 
 
 # --------------------------------------------------------------------------- write
@@ -152,8 +151,7 @@ WRITE = register(OpDef(
     name="tensor_array_write",
     attrs={"mode": STR, "dynamic": BOOL, "provisional": BOOL},
     infer=_write_infer, ref=_write_ref, multiple_results=True,
-    extra={"updates_operand0": True},  # the rule reads only the old buffer's shape
-    doc="TensorArray write / scatter / unstack: (buffer, size) -> (new buffer, new size)."))
+    extra={"updates_operand0": True}))
 
 
 # --------------------------------------------------------------------------- read
@@ -177,8 +175,7 @@ def _read_ref(buffer, size, index):
 
 
 READ = register(OpDef(
-    name="tensor_array_read", attrs={}, infer=_read_infer, ref=_read_ref,
-    doc="TensorArray read (a scalar index) or gather (a vector of indices)."))
+    name="tensor_array_read", attrs={}, infer=_read_infer, ref=_read_ref))
 
 
 # --------------------------------------------------------------------------- stack
@@ -204,118 +201,9 @@ def _stack_ref(buffer, size, *, concat=False):
 
 
 STACK = register(OpDef(
-    name="tensor_array_stack", attrs={"concat": BOOL}, infer=_stack_infer, ref=_stack_ref,
-    doc="TensorArray stack (the first size elements) or concat (joined on dim 0)."))
+    name="tensor_array_stack", attrs={"concat": BOOL}, infer=_stack_infer, ref=_stack_ref))
 
 
 # --------------------------------------------------------------------------- gradients
-# A second derivative through a loop differentiates the loop gradients' own machinery
-# (the saving loop writes buffers, the backward loop reads them), so these ops have rules.
-# Sizes and indices are integers: they get no cotangent.
-def _write_grad(cts, args, outputs, *, mode, dynamic, provisional=False):
-    """The written value gets the cotangent at the positions it was written to (a
-    duplicate index of a scatter: only the write that won); the old buffer gets the
-    rest, with the written slots zeroed, cut back to its own shape (before growing)."""
-    from graphc.ops.creation import zeros_like
-    from graphc.core.registry import bind
-
-    buffer, _, index, value = args
-    ct, size = cts[0], outputs[1]
-    if ct is None:
-        return None, None, None, None
-    got = bind(READ, ct, size, _positions(mode, index, value))
-    if mode == "many":  # last write wins: mask the rows another row overwrote
-        got = _where_won(got, index, size)
-    cleared = bind(WRITE, ct, size, index, zeros_like(value), mode=mode, dynamic=False)[0]
-    return _cut_to(cleared, buffer), None, None, got
-
-
-def _positions(mode, index, value):
-    from graphc import numpy as gnp
-
-    if mode != "block":
-        return index
-    rows = value.shape[0] if value.shape[0] is not None else _dims(value)[0]
-    return index + gnp.arange(rows, dtype=INDEX)
-
-
-def _where_won(got, index, size):
-    """Zero the rows of ``got`` whose index a later row of the scatter wrote again."""
-    from graphc import numpy as gnp
-    from graphc.core.registry import bind
-
-    rows = gnp.arange(index.shape[0] if index.shape[0] is not None else _dims(index)[0],
-                      dtype=INDEX)
-    owner = bind(WRITE, bind(ZEROS, size, dtype=INDEX, element_shape=()), size, index,
-                 rows, mode="many", dynamic=False)[0]
-    won = bind(READ, owner, size, index) == rows
-    won = gnp.reshape(won, (-1,) + (1,) * (len(got.shape) - 1))
-    return gnp.where(won, got, gnp.zeros((), got.dtype))
-
-
-def _cut_to(ct, buffer):
-    """``ct`` (the cotangent of a write's result) sliced to ``buffer``'s shape: a grown
-    buffer's extra rows, and the data a provisional empty buffer never held, drop."""
-    have, want = tuple(ct.shape), tuple(buffer.shape)
-    if have == want and None not in want:
-        return ct
-    dims, key = None, []
-    for k, (h, w) in enumerate(zip(have, want)):
-        if w is not None and h == w:
-            key.append(slice(None))
-        elif w is not None:
-            key.append(slice(None, w))
-        else:
-            dims = _dims(buffer) if dims is None else dims
-            key.append(slice(None, dims[k]))
-    return ct[tuple(key)]
-
-
-def _dims(x):
-    from graphc.ops.shape import shape
-
-    return shape(x, out_type=INDEX)
-
-
-def _read_grad(cts, args, outputs):
-    """Scatter-add the cotangent into a zero buffer (a gather's duplicate indices add)."""
-    from graphc import numpy as gnp
-    from graphc.ops.creation import zeros_like
-    from graphc.core.registry import bind
-
-    buffer, size, index = args
-    if len(index.shape) == 0:
-        ct = bind(WRITE, zeros_like(buffer), size, index, cts[0], mode="one", dynamic=False)
-        return ct[0], None, None
-    cap = buffer.shape[0] if buffer.shape[0] is not None else _dims(buffer)[0]
-    hot = gnp.arange(cap, dtype=INDEX)[:, None] == gnp.reshape(index, (1, -1))
-    return gnp.tensordot(gnp.asarray(hot, dtype=buffer.dtype), cts[0], axes=1), None, None
-
-
-def _stack_grad(cts, args, outputs, *, concat=False):
-    """Unstack the cotangent into the first ``size`` slots of a zero buffer."""
-    from graphc import numpy as gnp
-    from graphc.ops.creation import zeros_like
-    from graphc.core.registry import bind
-
-    buffer, size = args
-    ct = cts[0]
-    if concat:
-        elem = tuple(buffer.shape[1:])
-        ct = gnp.reshape(ct, (-1, *elem)) if None not in elem else \
-            gnp.reshape(ct, gnp.concatenate([gnp.asarray([-1], INDEX), _dims(buffer)[1:]]))
-    out = bind(WRITE, zeros_like(buffer), size, np.asarray(0, INDEX), ct, mode="block",
-               dynamic=False)
-    return out[0], None
-
-
+# write, read and stack: graphc/ops/tensor_array/grad.py
 ZEROS.grad = NOT_DIFFERENTIABLE  # zeros whatever the capacity
-WRITE.grad, READ.grad, STACK.grad = _write_grad, _read_grad, _stack_grad
-
-
-# The Numba kernels: registered into the compiled backend's emitter table on import, and
-# kept on each OpDef as its ``kernel``.
-from graphc.runtime.cpu import kernels_tensor_array as _kernels  # noqa: E402
-
-ZEROS.kernel, WRITE.kernel = _kernels.zeros, _kernels.write
-READ.kernel, STACK.kernel = _kernels.read, _kernels.stack

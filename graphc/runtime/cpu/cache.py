@@ -43,9 +43,12 @@ import sys
 import threading
 import types
 
-from graphc import config
+import numpy as np
+
+from graphc import config, version
 from graphc.runtime.cpu import cache_files as files
 from graphc.runtime.cpu.cache_files import CacheWarning
+from graphc.runtime.cpu.native import FORMAT
 
 __all__ = ["CacheWarning", "clear", "info", "settings"]
 
@@ -74,14 +77,9 @@ def version_tag() -> str:
     """
     global _tag
     if _tag is None:
-        import numpy as np
-
-        import graphc
-        from graphc.runtime.cpu.native import FORMAT
-
         py = f"py{sys.version_info[0]}{sys.version_info[1]}"
         _tag = (f"{py}-np{np.__version__}-nb{_numba_version()}-"
-                f"gc{getattr(graphc, '__version__', '0')}n{FORMAT}-{_linked_sources()}-"
+                f"gc{version.__version__}n{FORMAT}-{_linked_sources()}-"
                 f"{platform.machine()}-{_cpu_id()}")
     return _tag
 
@@ -96,7 +94,7 @@ def _numba_version() -> str:
             found = re.search(r'"version":\s*"([^"]+)"', f.read())
         if found:
             return found.group(1)
-    from importlib.metadata import version
+    from importlib.metadata import version  # deferred: 25 ms to import, a rare fallback
 
     return version("numba")
 
@@ -105,8 +103,8 @@ def _linked_sources() -> str:
     """A hash of the modules whose compiled code programs link in (``H.``, ``V.``):
     Numba's cache of a program does not notice when they change, so the directory does."""
     h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    linked = sorted(os.path.join(d, n) for d in (here, os.path.join(here, "cpu"))
+    cpu = os.path.dirname(os.path.abspath(__file__))
+    linked = sorted(os.path.join(d, n) for d in (os.path.dirname(cpu), cpu)
                     for n in os.listdir(d)
                     if n.startswith(("vmath", "numba_helpers")) and n.endswith(".py"))
     for path in linked:
@@ -172,12 +170,6 @@ def remember(key: str, compiled) -> None:
         _memory.move_to_end(key)
         while len(_memory) > max(0, settings.max_programs):
             _memory.popitem(last=False)
-
-
-def forget(key: str) -> None:
-    """Drop one program from the in-memory table."""
-    with _memory_lock:
-        _memory.pop(key, None)
 
 
 def import_program(key: str, path: str | None, name: str, source: str):

@@ -55,7 +55,7 @@ def locked(key: str):
     """Hold the per-program lock; yields True when a lock is held (False without
     ``fcntl``, e.g. on Windows, where Numba's atomic writes still keep files whole)."""
     try:
-        import fcntl
+        import fcntl  # deferred: optional (POSIX only)
     except ImportError:
         yield False
         return

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphc.ir.graph import TOKEN, Aval, ConstArray, Graph
+from graphc.ir.printer import Namer, format_graph, node_signature
 from graphc.ops.state import is_resource
 from graphc.runtime.cpu import (
     kernels,
@@ -37,14 +39,15 @@ from graphc.runtime.cpu import (
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
     kernels_reduce,  # registers reduction emitters; fuses max/min into loops
+    kernels_save_stack,  # noqa: F401  (registers the saving loop's stack: empty, push)
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
+    kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
-from graphc.runtime.cpu.kernels_state import STATE_OPS, TOKEN_NAME, VARIABLE_ARGUMENT
+from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 from graphc.runtime.cpu.loops import Loops
-from graphc.ir.graph import TOKEN, Aval, ConstArray, Graph
-from graphc.ir.printer import Namer, format_graph, node_signature
+from graphc.runtime.fallback import STATE_OPS, VARIABLE_ARGUMENT
 
 FN_NAME = "program"
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
@@ -246,7 +249,7 @@ class _Gen(Loops):
             "import numba",
             "import numpy as np",
             "",
-            "from graphc.runtime.cpu import numba_helpers as H  # noqa: F401",
+            "from graphc.runtime import numba_helpers as H  # noqa: F401",
             "from graphc.runtime import vmath as V  # noqa: F401",
             "",
         ]

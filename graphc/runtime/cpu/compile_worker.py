@@ -26,6 +26,11 @@ import os
 import queue
 import sys
 import threading
+import warnings
+
+from graphc import config
+from graphc.runtime.cpu import cache
+from graphc.runtime.cpu.programs import compile_source
 
 IDLE_EXIT = 120.0  # seconds an idle worker waits for a job before it exits
 _BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
@@ -116,8 +121,6 @@ class _Worker:
         return self.proc.poll() is None
 
     def send(self, job: Job, source: str, signature: list) -> bool:
-        from graphc import config
-
         line = json.dumps({"key": job.key, "source": source, "signature": signature,
                            "cache_dir": config.cache_dir()})  # the parent's, now
         with self.lock:
@@ -185,15 +188,12 @@ if hasattr(os, "register_at_fork"):
 # --- the worker process -------------------------------------------------------------
 
 def _compile_one(request: dict) -> dict:
-    from graphc.runtime.cpu import cache
-    from graphc.runtime.cpu import numba_cpu
-
     key, source = request["key"], request["source"]
-    os.environ["GRAPHC_CACHE_DIR"] = request["cache_dir"]  # where the parent looks
+    config.use_cache_dir(request["cache_dir"])  # where the parent looks
     if cache.key_for(source) != key:  # another graphc or Numba version than the parent's
         return {"key": key, "ok": False, "error": "version mismatch with the parent"}
     try:
-        _dispatcher, path = numba_cpu.compile_source(source, key, request["signature"])
+        _dispatcher, path = compile_source(source, key, request["signature"])
     except Exception as e:  # noqa: BLE001 - the parent compiles again and reports it
         return {"key": key, "ok": False, "error": f"{type(e).__name__}: {e}"[:2000]}
     ok = path is not None and cache.on_disk(key)
@@ -202,8 +202,6 @@ def _compile_one(request: dict) -> dict:
 
 def main() -> None:
     """The worker: compile every job read from stdin, answer each on stdout."""
-    import warnings
-
     warnings.simplefilter("ignore")  # the parent warns when it loads or compiles itself
     jobs: queue.Queue = queue.Queue()
 

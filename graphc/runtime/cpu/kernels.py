@@ -10,9 +10,13 @@ Everything is text: a generated program is one source file (Numba can cache only
 that lives in a file); longer shared pieces are compiled helpers it calls as ``H.name``
 (``numba_helpers``). This module does not import Numba.
 
-Emitters by family: shape and creation ops in ``kernels_shape.py``, reductions and
-matmul in ``kernels_reduce.py``, control flow in ``kernels_control.py``; this module keeps
-the elementwise table and the helpers they share.
+Emitters by family: shape and creation ops in ``kernels_shape.py``, reductions in
+``kernels_reduce.py``, matmul in ``kernels_matmul.py``, control flow in
+``kernels_control.py``, and so on (``kernels_*.py``, the save stack's and TensorArray's
+included); this module keeps the table and the helpers they share. :data:`EMITTERS` is
+the backend's own lowering table, keyed by op name: ``codegen`` imports every
+``kernels_*`` module, which registers into it, and the ops in ``graphc/ops/`` know
+nothing of it.
 """
 
 from __future__ import annotations

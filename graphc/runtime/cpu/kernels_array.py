@@ -25,6 +25,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from graphc.core.shapes import normalize_axes, normalize_axis
+from graphc.ir.graph import Aval
 from graphc.runtime.cpu import kernels_reduce
 from graphc.runtime.cpu.kernels import (
     Unsupported,
@@ -39,7 +40,6 @@ from graphc.runtime.cpu.kernels import (
 )
 from graphc.runtime.cpu.kernels_reduce import _split_axis
 from graphc.runtime.cpu.kernels_shape import operand_dims
-from graphc.ir.graph import Aval
 
 CONST_LIMIT = 1 << 22  # elements: larger static ranges are not kept as constants
 

@@ -18,9 +18,9 @@ when they are adjacent, a view of it moving ``B`` to their place.
 
 from __future__ import annotations
 
+from graphc.core.shapes import normalize_axis
 from graphc.ops.gather import _gather_axes
 from graphc.ops.indexing import _expand
-from graphc.core.shapes import normalize_axis
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,

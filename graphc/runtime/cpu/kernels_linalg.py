@@ -29,6 +29,7 @@ import string
 
 import numpy as np
 
+from graphc.ir.graph import Aval
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
@@ -39,7 +40,6 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
 )
 from graphc.runtime.cpu.kernels_array import _finish, _sum
-from graphc.ir.graph import Aval
 
 
 def _prod(dims) -> str:

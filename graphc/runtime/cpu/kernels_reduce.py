@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.core.shapes import normalize_axes
+from graphc.ir.graph import Aval
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
@@ -27,7 +28,8 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
     to_array,
 )
-from graphc.ir.graph import Aval
+from graphc.runtime.cpu.parallel import parallel_settings
+from graphc.runtime.fused_groups import fused_steps
 
 # How rows combine in the rows form: ``acc`` is the running row, ``v`` the next element.
 # No cast of the result: storing into the accumulator array casts (and wraps ints), and
@@ -309,8 +311,6 @@ def fusable_reduction(g, node, ins):
     back a whole array otherwise. Only flat serial loops qualify (every operand C-contiguous
     with the result's static shape, fewer elements than the parallel threshold).
     """
-    from graphc.runtime.cpu.parallel import parallel_settings
-
     if len(node.outputs) != 1 or g.uses.get(node.outputs[0].id) != 1:
         return None
     v = node.outputs[0]
@@ -343,7 +343,7 @@ def fused_reduction(g, node, red, ins) -> Val:
     vectorizes) and note NaNs on the way; when there was one, a second pass finds the
     first NaN, which is NumPy's result. Ints fold the values themselves.
     """
-    steps, (res,) = g.fused_steps(node)
+    steps, (res,) = fused_steps(node)
     gi, elem, body = g.loop_body(ins, steps)
     aval = red.outputs[0].aval
     T, op, o = np_type(aval.dtype), red.op.name, g._var(red.outputs[0])

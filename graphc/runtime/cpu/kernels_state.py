@@ -23,11 +23,11 @@ variable ops stay in Python too, so all effects keep their program order
 from __future__ import annotations
 
 from graphc.core.registry import get as get_op
-from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
 from graphc.ir.graph import Aval
+from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
+from graphc.runtime.fallback import VARIABLE_ARGUMENT
 
 TOKEN_NAME = "_token"  # the Val name of every effect token (tokens carry no data)
-STATE_OPS = frozenset({"variable", "read_variable", "assign_variable"})
 
 
 class Handle(Val):
@@ -38,12 +38,6 @@ class Handle(Val):
     def __init__(self, slot, aval):
         super().__init__(f"w{slot}", aval, contig=True)
         self.slot = slot
-
-
-# Why a variable passed as an argument (a resource input) keeps its reads and writes in
-# Python: the program holds the variables it closes over as function-wide locals, and an
-# argument's variable is known only at call time. fallback.py's advice keys on it.
-VARIABLE_ARGUMENT = "a gc.Variable passed as an argument (only captured variables compile)"
 
 
 def _handle(g, v) -> Handle:

@@ -14,9 +14,10 @@ import functools
 import math
 
 from graphc.runtime.cpu import kernels
-from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, np_type
+from graphc.runtime.cpu.kernels import Unsupported, Val, np_type
 from graphc.runtime.cpu.loop_shapes import LoopShapes
 from graphc.runtime.cpu.parallel import parallel_settings
+from graphc.runtime.fused_groups import fused_steps
 from graphc.runtime.scalar_templates import fast_expr
 
 # Results of at least this many bytes get transparent huge pages (``H.hugepages``), as
@@ -43,28 +44,8 @@ class Loops(LoopShapes):
     # -- loop fusion
     def _fused(self, node, ins, outs) -> list[Val]:
         """A ``fused_elementwise`` node (the fusion pass): its subgraph as one loop."""
-        steps, results = self.fused_steps(node)
+        steps, results = fused_steps(node)
         return self.elementwise(ins, steps, results, outs)
-
-    @staticmethod
-    def fused_steps(node):
-        """A ``fused_elementwise`` node's subgraph as ``(steps, results)`` for a loop."""
-        sub = node.attrs["subgraph"]
-        where = {v.id: ("in", i) for i, v in enumerate(sub.inputs)}
-        steps = []
-        for n in sub.nodes:
-            if not n.op.elementwise or n.op.multiple_results or len(n.outputs) != 1:
-                raise Unsupported(f"fused op {n.op.name} is not a single-output elementwise op")
-            check_dtype(n.outputs[0].aval.dtype, f"fused {n.op.name}'s result")
-            where[n.outputs[0].id] = ("step", len(steps))
-            steps.append((n.op, n.attrs, [where[v.id] for v in n.inputs], n.outputs[0].aval))
-        results = []
-        for v in sub.outputs:
-            kind, j = where[v.id]
-            if kind != "step":
-                raise Unsupported("a fused subgraph returns one of its inputs")
-            results.append(j)
-        return steps, results
 
     def _join(self, node) -> bool:
         """Add an elementwise node to the open fused loop (or open one); False if it can't.

@@ -22,6 +22,8 @@ process"). Only ELF objects (Linux) load this way; elsewhere programs load throu
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import json
 import os
 import struct
@@ -31,6 +33,7 @@ import types
 import numpy as np
 
 from graphc.runtime.cpu import cache_files as files
+from graphc.runtime.cpu import native_runtime
 
 FORMAT = 2
 SUFFIXES = (".native.o", ".native.json")
@@ -71,8 +74,6 @@ def load(directory: str, key: str, spec: list, digests: dict) -> NativeProgram |
     such files, another platform, a symbol nothing here provides, a threading layer
     that cannot start): the caller then loads it through Numba. ``digests``: the
     manifest's sha256 of each file, checked against the bytes actually read."""
-    from graphc.runtime.cpu import native_runtime
-
     linked = _linked.get(key)
     if linked is not None and linked.spec == [(np.dtype(dt), nd) for dt, nd, _ro in spec]:
         return linked  # linked once per process (its code stays in the engine)
@@ -104,8 +105,6 @@ _linked: dict = {}  # key -> NativeProgram, every program linked in this process
 def _link(rt, key, code, meta, envs, spec) -> NativeProgram | None:
     """Link the object and make its entry point; ``envs``: ``(symbol, constants)`` of
     the program's environment, then of the functions linked into it."""
-    import ctypes
-
     engine = rt.engine
     engine.add_object_file(rt.ll.ObjectFileRef.from_data(code))
     engine.finalize_object()
@@ -130,8 +129,6 @@ def _link(rt, key, code, meta, envs, spec) -> NativeProgram | None:
 
 def _read(path: str, digests: dict) -> bytes:
     """The checked bytes of ``path`` whose sha256 is the one the manifest recorded."""
-    import hashlib
-
     data = files.read_checked(path)
     if hashlib.sha256(data).hexdigest() != digests.get(os.path.basename(path)):
         raise ValueError(f"{path}: not the bytes recorded in the manifest")

@@ -39,7 +39,7 @@ def describe(dispatcher, spec: list, parallel: bool) -> tuple[bytes, bytes] | No
         return None
     layer = None
     if parallel:
-        from numba.np.ufunc import parallel as numba_parallel
+        from numba.np.ufunc import parallel as numba_parallel  # deferred: imports Numba
 
         layer = numba_parallel._threading_layer
         if layer not in native_runtime.LAYERS:

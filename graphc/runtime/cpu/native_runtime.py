@@ -32,6 +32,9 @@ import sys
 import threading
 import types
 
+from graphc import config
+from graphc.runtime.cpu import thread_layer
+
 # the threading layers a program may have been compiled against, by Numba's name
 LAYERS = {"omp": "np/ufunc/omppool", "workqueue": "np/ufunc/workqueue"}
 _LAYER_SYMBOLS = {"numba_parallel_for": "parallel_for"} | {
@@ -77,7 +80,7 @@ class Runtime:
         self.helperlib = self.extension("numba._helperlib", "_helperlib")
         self.dynfunc = self.extension("numba._dynfunc", "_dynfunc")
         self.nrt = self.extension("numba.core.runtime._nrt_python", "core/runtime/_nrt_python")
-        import llvmlite.binding as ll
+        import llvmlite.binding as ll  # deferred: imports llvmlite
 
         self.ll = ll
         ll.initialize_native_target()
@@ -130,9 +133,7 @@ class Runtime:
         numba_parallel = sys.modules.get("numba.np.ufunc.parallel")
         if numba_parallel is not None:  # Numba is here: its own layer, started by Numba
             if not getattr(numba_parallel, "_is_initialized", False):
-                from graphc.runtime.cpu import numba_start
-
-                numba_start.start_threads()
+                thread_layer.start_threads()
             if not getattr(numba_parallel, "_is_initialized", False):
                 raise Unavailable("Numba's threading layer did not start")
             if numba_parallel._threading_layer != name:
@@ -142,13 +143,10 @@ class Runtime:
             self.thread_controls = (numba_parallel._get_num_threads,
                                     numba_parallel._set_num_threads)
             return
-        if name not in LAYERS or os.environ.get("NUMBA_THREADING_LAYER", name) not in (
-                name, "default"):
+        if name not in LAYERS or config.numba_threading_layer(name) not in (name, "default"):
             raise Unavailable(f"threading layer {name} is not one this loader starts")
-        from graphc.runtime.cpu import numba_start
-
         count = _thread_count()
-        with numba_start.passive_openmp():  # idle OpenMP threads sleep, as Numba's do
+        with thread_layer.passive_openmp():  # idle OpenMP threads sleep, as Numba's do
             lib = self.extension(f"numba.{LAYERS[name].replace('/', '.')}", LAYERS[name])
             ctypes.CFUNCTYPE(None, ctypes.c_int)(lib.launch_threads)(count)
         for symbol, attr in _LAYER_SYMBOLS.items():
@@ -184,9 +182,9 @@ def load_extension(name: str, package: str, relpath: str):
 
 def _thread_count() -> int:
     """Numba's default thread count (``NUMBA_NUM_THREADS``, else the usable CPUs)."""
-    with_env = os.environ.get("NUMBA_NUM_THREADS", "").strip()
-    if with_env.isdigit() and int(with_env) > 0:
-        return int(with_env)
+    with_env = config.numba_num_threads()
+    if with_env is not None:
+        return with_env
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
@@ -199,7 +197,7 @@ def hand_over() -> None:
     rt = _runtime
     if rt is None or rt.layer is None or rt.layer[1] is None:
         return
-    from numba.np.ufunc import parallel
+    from numba.np.ufunc import parallel  # deferred: imports Numba
 
     with _lock:
         if not getattr(parallel, "_is_initialized", False):
@@ -230,11 +228,9 @@ def _prime_unpickle(helperlib) -> None:
     Unless Numba is imported already, one call is made here with stand-in modules under
     those three names, removed right after, so the real ones import normally later.
     The window is kept from other threads: graphc's own imports of Numba wait for
-    ``numba_start``'s lock, and no other thread is switched in during it (a long switch
+    ``thread_layer.import_lock()``, and no other thread is switched in during it (a long switch
     interval, and nothing in it blocks).
     """
-    from graphc.runtime.cpu import numba_start
-
     names = ("numba", "numba.core", "numba.core.serialize")
     # PYFUNCTYPE: the call keeps the GIL (the helper runs Python code)
     call = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)(
@@ -243,7 +239,7 @@ def _prime_unpickle(helperlib) -> None:
     stand_ins = {n: types.ModuleType(n, "graphc's stand-in, present during one call")
                  for n in names}
     stand_ins["numba.core.serialize"]._numba_unpickle = _unpickle
-    with numba_start.import_lock():
+    with thread_layer.import_lock():
         if any(n in sys.modules for n in names):
             return  # Numba (being) imported: its own function is the one kept
         interval = sys.getswitchinterval()

@@ -10,7 +10,8 @@ left to compile: ``executor.reasons`` lists why, and ops that should have compil
 get one :class:`FallbackWarning` per ``gc.function`` (``fallback``). Numba is imported only when a
 program is compiled.
 
-Compile policy (``settings``; ``gc.config`` may override, see :func:`_setting`):
+Compile policy (``settings``, from ``settings.py``; ``gc.config`` may override, see
+:func:`_setting`):
 
 * ``mode="lazy"`` (default): the first ``compile_after`` calls run on the interpreter,
   then the program compiles on the background worker (:mod:`compile_queue`, one thread
@@ -30,38 +31,24 @@ import time
 import numpy as np
 
 from graphc import config
-from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
-from graphc.runtime.cpu import cache
-from graphc.runtime.cpu import cache_entry
-from graphc.runtime.cpu import compile_queue
-from graphc.runtime.cpu import compile_worker
-from graphc.runtime.cpu import codegen, compile_log, fallback, numba_start
-from graphc.runtime.cpu.native import NativeProgram
-from graphc.runtime.cpu.programs import compile_source, origin  # noqa: F401 (the worker's)
-from graphc.runtime.cpu.runners import runner
 from graphc.core.interpreter import run_graph
-
-
-class Settings:
-    """The compile policy (tests set ``mode = "eager"``; ``GRAPHC_JIT`` sets the mode)."""
-
-    mode = config.jit_mode()  # "lazy" (default) | "eager" | "off"
-    compile_after = 2      # interpreter calls before a lazy compile starts
-    background = True      # lazy compiles run in a thread instead of blocking a call
-    # ... and that thread has a worker process compile into the disk cache, then loads
-    # the program from there (compile_worker.py); GRAPHC_COMPILE_WORKER=0: in the thread
-    worker = os.environ.get("GRAPHC_COMPILE_WORKER", "1") not in ("", "0")
-    segments = True        # split graphs with uncompilable nodes (else interpret them whole)
-    # a program on disk is linked from its machine code without importing Numba
-    # (native.py); GRAPHC_NATIVE_LOAD=0: always loaded through Numba
-    native = os.environ.get("GRAPHC_NATIVE_LOAD", "1") not in ("", "0")
-
-
-settings = Settings()
-
-
-def _setting(name: str):
-    return getattr(settings, name)
+from graphc.errors import FallbackError, FallbackWarning  # noqa: F401 (numba_cpu.Fallback*)
+from graphc.runtime import fallback
+from graphc.runtime.cpu import (
+    cache,
+    cache_entry,
+    codegen,
+    compile_log,
+    compile_queue,
+    compile_worker,
+    numba_start,
+    segments,
+)
+from graphc.runtime.cpu.native import NativeProgram
+from graphc.runtime.cpu.programs import compile_source, origin
+from graphc.runtime.cpu.runners import runner
+from graphc.runtime.cpu.settings import setting as _setting
+from graphc.runtime.cpu.settings import settings  # noqa: F401 (numba_cpu.settings)
 
 
 class Executor:
@@ -248,8 +235,6 @@ def executor_for(graph, on_compiled=None, strict=False, warned=None):
         return ex
     blocked = ex.program.blocked
     if blocked and _setting("segments"):
-        from graphc.runtime.cpu import segments
-
         items = ex.items()
         seg = segments.split(graph, [n for n, _r in blocked], [i.line() for i in items],
                              lambda g: Executor(g, warn=True, warned=ex.warned))
@@ -259,18 +244,6 @@ def executor_for(graph, on_compiled=None, strict=False, warned=None):
             return seg
     ex._fallback(False)
     return ex
-
-
-def compile_graph(graph):
-    """Compile ``graph`` now; the runner ``arrays -> list``, or None if it cannot be."""
-    program = codegen.generate(graph)
-    if not program.ok:
-        return None
-    try:
-        dispatcher, _path = compile_program(program)
-    except Exception:  # noqa: BLE001
-        return None
-    return runner(dispatcher, program, graph)
 
 
 def compile_program(program, key=None):
@@ -296,7 +269,7 @@ def signature_spec(program) -> list:
 def _worker_can_cache() -> bool:
     """A worker process helps only through the disk cache: a usable private directory,
     and Numba not told to cache elsewhere (``NUMBA_CACHE_DIR``)."""
-    return not os.environ.get("NUMBA_CACHE_DIR") and cache_entry.disk_usable()
+    return not config.numba_cache_dir() and cache_entry.disk_usable()
 
 
 def _on_disk(key) -> bool:

@@ -1,19 +1,19 @@
-"""Importing Numba once per process, cheaply and so that an interrupted import can be retried."""
+"""Importing Numba once per process, cheaply and so that an interrupted import can be retried.
+
+Also getting ready to load a program (:func:`prewarm`) and SciPy's BLAS table
+(:func:`load_blas`); starting a threading layer is ``thread_layer``'s.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import sys
-import threading
+
+from graphc.runtime.cpu import native_runtime
+from graphc.runtime.cpu.thread_layer import import_lock
 
 _numba_started = False
-_numba_lock = threading.Lock()
-
-
-def import_lock() -> threading.Lock:
-    """The lock graphc holds while it imports Numba (``native_runtime`` holds it while
-    stand-ins for Numba's modules exist)."""
-    return _numba_lock
 
 
 def start() -> None:
@@ -27,7 +27,7 @@ def start() -> None:
     global _numba_started
     if _numba_started:
         return
-    with _numba_lock:
+    with import_lock():
         if _numba_started:
             return
         before = set(sys.modules)
@@ -39,8 +39,6 @@ def start() -> None:
                     del sys.modules[name]
             raise
         _numba_started = True
-    from graphc.runtime.cpu import native_runtime
-
     native_runtime.hand_over()  # a threading layer a loaded program started (its lock:
     # taken after this one is released, native_runtime takes them in the other order)
 
@@ -56,24 +54,22 @@ def _import() -> None:
     loaded program's BLAS calls import SciPy on their first run. Any surprise (another
     Numba version) just imports normally.
     """
-    import importlib.util
-
     if "numba.np.arraymath" not in sys.modules and importlib.util.find_spec("scipy"):
         try:
-            from numba.np import linalg
+            from numba.np import linalg  # deferred: imports Numba
         except Exception:  # noqa: BLE001 - imported normally below
             linalg = None
         if linalg is not None:
             probe = linalg.ensure_blas
             linalg.ensure_blas = lambda: None
             try:
-                import numba.np.arraymath  # noqa: F401
+                import numba.np.arraymath  # noqa: F401  (deferred: imports Numba)
             except Exception:  # noqa: BLE001 - imported again, normally, by Numba itself
                 pass
             finally:
                 linalg.ensure_blas = probe
-    import numba  # noqa: F401
-    import numba.core.caching  # noqa: F401
+    import numba  # noqa: F401  (deferred: this function is the import of Numba)
+    import numba.core.caching  # noqa: F401  (deferred: imports Numba)
 
 
 def prewarm(blas: bool = False, native: bool = True) -> None:
@@ -86,55 +82,16 @@ def prewarm(blas: bool = False, native: bool = True) -> None:
     if blas:
         load_blas()
     if native:
-        from graphc.runtime.cpu import native_runtime
-
         try:
             native_runtime.runtime()
             return
         except Exception:  # noqa: BLE001 - loaded through Numba instead
             pass
     start()
-    from numba.core.registry import cpu_target
+    from numba.core.registry import cpu_target  # deferred: imports Numba
 
     cpu_target.typing_context.refresh()
     cpu_target.target_context.refresh()
-
-
-def start_threads() -> None:
-    """Load Numba's threading layer for a program with parallel loops, with OpenMP's
-    idle threads told to sleep rather than spin (:func:`passive_openmp`).
-
-    GNU OpenMP's default lets each worker spin for a while after a parallel region.
-    On a machine where another process keeps a core busy, the spinning workers and the
-    caller fight over the cores: a parallel sigmoid of 2^20 float32 values took 8-14 ms
-    against 0.6 ms serial; passive: 0.68 ms (docs/runtime.md, "Under load"). A layer
-    already loaded (by an earlier program, or libgomp by another library) keeps its
-    settings.
-    """
-    import contextlib
-
-    from numba.np.ufunc import parallel
-
-    if getattr(parallel, "_is_initialized", False):
-        return
-    with passive_openmp(), contextlib.suppress(Exception):  # Numba raises its own error
-        parallel._launch_threads()                          # when it compiles
-
-
-@contextlib.contextmanager
-def passive_openmp():
-    """``OMP_WAIT_POLICY=PASSIVE`` while a threading layer's library loads (OpenMP reads
-    it then), unless the user set it or ``GOMP_SPINCOUNT``; removed again after."""
-    import os
-
-    mine = not ({"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ))
-    if mine:
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    try:
-        yield
-    finally:
-        if mine:
-            os.environ.pop("OMP_WAIT_POLICY", None)
 
 
 def load_blas() -> None:
@@ -146,8 +103,7 @@ def load_blas() -> None:
     registers itself under its full name, so Numba's import of it finds it, and a later
     ``import scipy.linalg`` works as usual. Nothing happens if SciPy's layout differs.
     """
-    from graphc.runtime.cpu.native_runtime import load_extension
-
     name = "scipy.linalg.cython_blas"
     with contextlib.suppress(Exception):  # Numba imports it itself on the first call
-        sys.modules.setdefault(name, load_extension(name, "scipy", "linalg/cython_blas"))
+        sys.modules.setdefault(name, native_runtime.load_extension(
+            name, "scipy", "linalg/cython_blas"))

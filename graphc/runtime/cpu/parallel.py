@@ -5,8 +5,9 @@ call, in ``threads.py``)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
+
+from graphc import config
 
 
 class ParallelSettings:
@@ -23,7 +24,7 @@ class ParallelSettings:
     serial, so their programs compile without Numba's parfor passes (~1 s more).
     """
 
-    enabled = os.environ.get("GRAPHC_PARALLEL", "1") != "0"
+    enabled = config.parallel_loops_enabled()
     min_size = 1 << 18
     _local = threading.local()  # ``serial`` of the generating thread
 

@@ -11,16 +11,17 @@ import os
 
 import numpy as np
 
-from graphc.runtime.cpu import cache
-from graphc.runtime.cpu import cache_entry
-from graphc.runtime.cpu import cache_files
-from graphc.runtime.cpu import codegen, native, native_build, numba_start
-
-
-def _setting(name: str):
-    from graphc.runtime.cpu import numba_cpu
-
-    return getattr(numba_cpu.settings, name)
+from graphc.runtime.cpu import (
+    cache,
+    cache_entry,
+    cache_files,
+    codegen,
+    native,
+    native_build,
+    numba_start,
+    thread_layer,
+)
+from graphc.runtime.cpu.settings import setting as _setting
 
 
 def compile_source(source, key, spec):
@@ -81,7 +82,7 @@ def _numba_load(key, entry, source, spec):
 def _start_numba(parallel: bool) -> None:
     numba_start.start()
     if parallel:
-        numba_start.start_threads()
+        thread_layer.start_threads()
 
 
 def _load(key, path, sig, source):
@@ -94,7 +95,7 @@ def _load(key, path, sig, source):
     save_errors = []
     if path is not None:
         _cache_beside(fn, path, save_errors)
-    from graphc.runtime.vmath_base import interleaved_loops
+    from graphc.runtime.vmath_base import interleaved_loops  # deferred: imports Numba
 
     with interleaved_loops():  # unrolled vector loops (vmath_base.INTERLEAVE)
         fn.compile(sig)      # loads from Numba's on-disk cache when it is there
@@ -108,7 +109,7 @@ def _cache_beside(fn, path, save_errors) -> None:
     (``NUMBA_CACHE_DIR``, or the program's own is not writable), the program is not
     cached. Save errors are collected in ``save_errors`` instead of failing the compile.
     """
-    from numba.core.caching import NullCache
+    from numba.core.caching import NullCache  # deferred: imports Numba
 
     want = os.path.join(os.path.dirname(path), "__pycache__")
     try:
@@ -145,7 +146,7 @@ def origin(dispatcher) -> str:
 
 
 def _signature(spec) -> tuple:
-    from numba import from_dtype, types
+    from numba import from_dtype, types  # deferred: imports Numba
 
     return tuple(types.Array(from_dtype(np.dtype(dt)), ndim, "C", readonly=bool(ro))
                  for dt, ndim, ro in spec)

@@ -29,6 +29,8 @@ import weakref
 
 import numpy as np
 
+from graphc.runtime.cpu import native_runtime
+
 MIN_BYTES = 1 << 22          # keep results of 4 MiB and more
 MAX_HELD_BYTES = 1 << 30     # at most 1 GiB of spares in the process
 
@@ -49,8 +51,6 @@ class Spares:
     """
 
     def __init__(self, slots):
-        from graphc.runtime.cpu import native_runtime
-
         # the type of the memory owner of Numba's results, whether or not Numba is imported
         self._meminfo = native_runtime.nrt_module()._MemInfo
         self.slots = tuple(slots)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.cpu import codegen, threads
 from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import codegen, threads
+from graphc.runtime.cpu.recycle import Spares
 
 
 def runner(dispatcher, program, graph):
@@ -46,8 +47,6 @@ def _runner(dispatcher, program, graph):
         # one output and nothing passed after the inputs, the common small case: no list
         # building or argument concatenation (0.3 us of a 2 us call)
         return _run_one(dispatcher, program, graph)
-
-    from graphc.runtime.cpu.recycle import Spares
 
     spares = Spares(program.recycle) if program.recycle else None
     variables = [ref.deref() for ref, _aval in program.variables]

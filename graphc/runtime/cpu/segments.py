@@ -27,6 +27,7 @@ from __future__ import annotations
 from graphc.core.interpreter import run_graph
 from graphc.ir.graph import Graph
 from graphc.ir.printer import node_signature
+from graphc.runtime.fallback import explain_lines
 
 
 class SegmentedExecutor:
@@ -91,8 +92,6 @@ class SegmentedExecutor:
             lines.append(f"  segment {g.name} ({len(g.nodes)} nodes): {state[0]}")
             lines += [f"    {s}" for s in state[1:]]
         if self.items:  # why, in the user's terms (by design, or a fallback)
-            from graphc.runtime.cpu.fallback import explain_lines
-
             return "\n".join(lines + explain_lines(self.items))
         lines.append("run in Python because:")
         lines += [f"  - {r}" for r in self.reasons]

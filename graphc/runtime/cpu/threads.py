@@ -39,7 +39,7 @@ def adaptive(run, parallel: bool, controls=None):
     if not parallel or not settings.adaptive:
         return run
     if controls is None:
-        import numba
+        import numba  # deferred: imports Numba
 
         controls = (numba.get_num_threads, numba.set_num_threads)
     return _Choice(run, *controls)

@@ -5,7 +5,8 @@ nor Numba); needs the ``numba-cuda`` package (``pip install 'graphc[cuda]'``). N
 simulator (``NUMBA_ENABLE_CUDASIM=1`` before numba.cuda is first imported) counts as one
 GPU. How graphs become kernels: docs/cuda.md.
 
-The interface the device layer (``graphc/device/``) calls, stable:
+The interface the device code (``graphc/core/placement.py``, ``graphc/functions/placement.py``)
+calls, through ``hooks.cuda_backend``; stable:
 
 ``available() -> bool``
     numba-cuda imports and sees a GPU (or the simulator).
@@ -35,6 +36,12 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
+from graphc.runtime.cuda import eager, target
+from graphc.runtime.cuda.executor import Executor, Specializing
+from graphc.runtime.cuda.executor import is_device_array as _is_device_array
+
 _eager: dict = {}
 _eager_lock = threading.Lock()
 
@@ -42,8 +49,6 @@ _eager_lock = threading.Lock()
 def available() -> bool:
     """Whether numba-cuda is installed and sees a GPU (or runs the simulator)."""
     try:
-        from graphc.runtime.cuda import target
-
         return bool(target.cuda().is_available())
     except Exception:  # noqa: BLE001 - no numba-cuda, no driver: no GPU
         return False
@@ -53,17 +58,11 @@ def gpu_count() -> int:
     """The number of GPUs (the simulator counts as one); 0 when none is usable."""
     if not available():
         return 0
-    from graphc.runtime.cuda import target
-
     return len(target.cuda().gpus)
 
 
 def to_device(np_array, index: int = 0):
     """A device copy of ``np_array`` on GPU ``index``."""
-    import numpy as np
-
-    from graphc.runtime.cuda import target
-
     cuda = target.cuda()
     with cuda.gpus[index]:
         if is_device_array(np_array):
@@ -81,16 +80,12 @@ def is_device_array(x) -> bool:
     """Whether ``x`` is a numba.cuda device array (False whenever numba.cuda is not loaded)."""
     if "numba.cuda" not in sys.modules:
         return False
-    from graphc.runtime.cuda.executor import is_device_array as check
-
-    return check(x)
+    return _is_device_array(x)
 
 
 def executor_for(graph, index: int = 0, strict: bool = False):
     """The CUDA :class:`~graphc.runtime.cuda.executor.Executor` for ``graph`` on GPU
     ``index``; ``strict=True`` raises ``FallbackError`` if a node cannot run as a kernel."""
-    from graphc.runtime.cuda.executor import Executor, Specializing
-
     if any(v.aval.shape is None or None in v.aval.shape for v in graph.inputs):
         return Specializing(graph, index, strict=strict)  # one program per call shape
     return Executor(graph, index, strict=strict)
@@ -98,6 +93,4 @@ def executor_for(graph, index: int = 0, strict: bool = False):
 
 def run_op(opdef, attrs, arrays):
     """``opdef(*arrays, **attrs)`` on the device holding ``arrays`` (device arrays)."""
-    from graphc.runtime.cuda import eager
-
     return eager.run_op(opdef, attrs, arrays)

@@ -31,33 +31,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphc.runtime.cuda import whole_host
-from graphc.runtime.scalar_templates import SUPPORTED_DTYPES, Unsupported, literal
 from graphc.ir.graph import ConstArray, Graph
 from graphc.ir.printer import Namer, format_graph, node_signature
+from graphc.runtime.cuda import (
+    kernels_array,  # noqa: F401  (registers cumsum/cumprod, split, tile, repeat, ...)
+    kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
+    kernels_einsum,  # noqa: F401  (registers einsum and trace)
+    kernels_elementwise,  # noqa: F401  (registers elementwise ops and fused groups)
+    kernels_index,  # noqa: F401  (registers take, gather, take_along_axis, ...)
+    kernels_matmul,  # noqa: F401  (registers matmul, dot, tensordot, inner, vdot)
+    kernels_reduce,  # noqa: F401  (registers reductions)
+    kernels_shape,  # noqa: F401  (registers shape and creation ops)
+    kernels_sort,  # noqa: F401  (registers sort and argsort)
+    whole_host,
+)
+from graphc.runtime.cuda.lowering import (  # noqa: F401  (settings: tests lower max_grid)
+    EMITTERS,
+    DVal,
+    numba_type,
+    settings,
+)
+from graphc.runtime.scalar_templates import SUPPORTED_DTYPES, Unsupported, literal
 
 FN_NAME = "program"
-EMITTERS: dict = {}
-
-
-class Settings:
-    """``max_grid``: the most blocks of a grid-stride launch (4096 fills an H100's 132
-    SMs many times over). The tests lower it: the simulator runs blocks one after
-    another, starting one Python thread per CUDA thread, so fewer blocks striding over
-    the work run the same kernels much faster there."""
-
-    max_grid = 4096
-
-
-settings = Settings()
-
-
-def emitter(*names):
-    def deco(fn):
-        for n in names:
-            EMITTERS[n] = fn
-        return fn
-    return deco
 
 
 @dataclass
@@ -75,86 +71,14 @@ class Program:
     whole_host: str | None = None  # set when the whole graph runs on the host
 
 
-class DVal:
-    """A value in generated host code: ``name`` is a flat device array of ``aval``'s
-    size; ``lit`` is an exact literal for a 0-d constant (kernels inline it)."""
-
-    __slots__ = ("name", "aval", "lit")
-
-    def __init__(self, name, aval, lit=None):
-        self.name = name
-        self.aval = aval
-        self.lit = lit
-
-    @property
-    def shape(self) -> tuple:
-        return self.aval.shape
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.aval.shape)
-
-
-def numba_type(dtype) -> str:
-    """The numba type name of ``dtype`` as written in a signature (``float32``)."""
-    dtype = np.dtype(dtype)
-    return "boolean" if dtype == np.bool_ else dtype.name
-
-
-def strides(shape) -> list[int]:
-    """C-order element strides of ``shape``."""
-    out, step = [], 1
-    for d in reversed(shape):
-        out.append(step)
-        step *= d
-    return out[::-1]
-
-
-def launch_1d(n: int, block_max: int = 256) -> tuple[int, int]:
-    """``(grid, block)`` for a grid-stride loop over ``n`` elements: blocks of a multiple
-    of 32 threads, no more than needed (the simulator runs every thread)."""
-    block = min(block_max, max(32, -(-n // 32) * 32))
-    return min(settings.max_grid, max(1, -(-n // block))), block
-
-
-def grid_stride(g, n: int, body: list[str], args: list, name: str, aval) -> DVal:
-    """``name`` = a new array of ``aval`` filled by one grid-stride kernel whose thread
-    ``i`` runs ``body`` (reading ``a0, a1, ...`` = ``args``, writing ``o0``)."""
-    val = g.alloc(name, aval)
-    if n:
-        loop = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n}:",
-                *("    " + ln for ln in body), "    i += st"]
-        params = [f"a{k}" for k in range(len(args))] + ["o0"]
-        k = g.kernel(params, [x.aval.dtype for x in args] + [aval.dtype], loop,
-                     *launch_1d(n))
-        g.line(f"{k}({', '.join([x.name for x in args] + [name])})")
-    return val
-
-
 def generate(graph: Graph) -> Program:
     """Generate the program for ``graph`` (never raises for an unsupported op: such nodes
     run on the host and ``Program.reasons`` says why)."""
-    _register()
     why = whole_host.reason(graph)
     if why is not None:
         return Program(input_avals=tuple(v.aval for v in graph.inputs), whole_host=why,
                        reasons=[why])
     return Gen(graph).run()
-
-
-def _register() -> None:
-    """Import the emitter modules (they register into :data:`EMITTERS`)."""
-    from graphc.runtime.cuda import (  # noqa: F401
-        kernels_array,
-        kernels_control,
-        kernels_einsum,
-        kernels_elementwise,
-        kernels_index,
-        kernels_matmul,
-        kernels_reduce,
-        kernels_shape,
-        kernels_sort,
-    )
 
 
 class Gen:

@@ -2,7 +2,7 @@
 
 The templates of ``graphc/runtime/scalar_templates.py`` call ``np.floor(x)``,
 ``H.clip(x, lo, hi)``, ``V.exp_f32(x)`` and so on. On the CPU those are NumPy's scalar
-ufuncs, ``cpu/numba_helpers`` and ``vmath*.py``. numba-cuda lowers only some NumPy ufuncs
+ufuncs, ``numba_helpers`` and ``vmath*.py``. numba-cuda lowers only some NumPy ufuncs
 on scalars (0.30: no ``floor``, ``rint``, ``trunc``, ``sqrt``, ``cbrt``, ``exp2``,
 ``log1p``, ``isinf``, ``isfinite``, ``copysign``...), so for a real GPU:
 
@@ -12,7 +12,7 @@ on scalars (0.30: no ``floor``, ``rint``, ``trunc``, ``sqrt``, ``cbrt``, ``exp2`
   rebound to that module in their globals (and their callees rebuilt likewise), so the
   GPU runs the code the CPU runs; numba-cuda compiles ``numba.njit`` functions called
   from a kernel as device functions (the bit casts and FMA intrinsics lower to PTX);
-* ``H`` is ``cpu/numba_helpers`` (its scalar helpers compile as device functions too).
+* ``H`` is ``runtime/numba_helpers`` (its scalar helpers compile as device functions too).
 
 Under the simulator (``NUMBA_ENABLE_CUDASIM=1``) kernels are plain Python: ``np`` is
 NumPy, ``V`` and ``H`` the CPU modules. Only the CUDA executor imports this module.
@@ -20,6 +20,7 @@ NumPy, ``V`` and ``H`` the CPU modules. Only the CUDA executor imports this modu
 
 from __future__ import annotations
 
+import math
 import types as pytypes
 
 import numpy as np
@@ -39,10 +40,7 @@ _CLASSIFY = {"isinf": ("isinff", "isinfd", False), "isfinite": ("finitef", "isfi
 
 def namespaces(simulator: bool) -> dict:
     """``{"np": ..., "H": ..., "V": ..., "math": ...}`` for a generated CUDA module."""
-    import math
-
-    from graphc.runtime import vmath
-    from graphc.runtime.cpu import numba_helpers
+    from graphc.runtime import numba_helpers, vmath  # deferred: both import Numba
 
     if simulator:
         return {"np": np, "H": numba_helpers, "V": vmath, "math": math}
@@ -60,9 +58,9 @@ def _np_module():
 
 
 def _build_np():
-    from numba.core import types
-    from numba.cuda import libdevice
-    from numba.cuda.extending import overload
+    from numba.core import types  # deferred: imports Numba
+    from numba.cuda import libdevice  # deferred: imports numba.cuda
+    from numba.cuda.extending import overload  # deferred: imports numba.cuda
 
     mod = pytypes.ModuleType("graphc_cuda_np")
     for k in dir(np):
@@ -94,7 +92,7 @@ def _build_np():
 
 def _unary(lo, hi):
     """The overload of a float function: ``lo`` on float32, ``hi`` on anything else."""
-    from numba.core import types
+    from numba.core import types  # deferred: imports Numba
 
     def typer(x):
         if x == types.float32:
@@ -107,7 +105,7 @@ def _unary(lo, hi):
 
 def _classify(lo, hi, for_ints):
     """The overload of ``isinf``/``isfinite`` (libdevice returns an int)."""
-    from numba.core import types
+    from numba.core import types  # deferred: imports Numba
 
     def typer(x):
         if x == types.float32:
@@ -124,7 +122,7 @@ def _vmath_module():
     mod = _cache.get("V")
     if mod is not None:
         return mod
-    from graphc.runtime import vmath
+    from graphc.runtime import vmath  # deferred: imports Numba
 
     mod = pytypes.ModuleType("graphc_cuda_vmath")
     rebuilt: dict = {}
@@ -138,13 +136,13 @@ def _vmath_module():
 def _rebuild(fn, rebuilt: dict, module_globals: dict):
     """``fn`` (a ``numba.njit`` function) compiled again from its Python code with ``np``
     rebound to the CUDA ``np`` module, its jitted callees rebuilt the same way."""
-    from numba.core.registry import CPUDispatcher
+    from numba.core.registry import CPUDispatcher  # deferred: imports Numba
 
     if not isinstance(fn, CPUDispatcher):
         return fn
     if fn in rebuilt:
         return rebuilt[fn]
-    import numba
+    import numba  # deferred: imports Numba
 
     py = fn.py_func
     g = module_globals.get(id(py.__globals__))

@@ -12,7 +12,11 @@ import threading
 
 import numpy as np
 
-from graphc.core.trace import freeze
+from graphc.core.registry import bind
+from graphc.core.tensor import _symbolic
+from graphc.core.trace import TraceContext, freeze
+from graphc.ir.graph import Aval
+from graphc.runtime.cuda.executor import Executor
 
 _cache: dict = {}
 _lock = threading.Lock()
@@ -41,12 +45,6 @@ def run_op(opdef, attrs, arrays):
 
 
 def _executor(opdef, attrs, arrays, index):
-    from graphc.core.registry import bind
-    from graphc.runtime.cuda.executor import Executor
-    from graphc.ir.graph import Aval
-    from graphc.core.tensor import _symbolic
-    from graphc.core.trace import TraceContext
-
     with TraceContext(f"eager_{opdef.name}") as ctx:
         syms = [_symbolic(ctx.new_input(Aval(tuple(a.shape), a.dtype))) for a in arrays]
         out = bind(opdef, *syms, **attrs)

@@ -19,11 +19,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from graphc.runtime.cpu import fallback
-from graphc.runtime.cuda import codegen, devmath, target
 from graphc.core.interpreter import run_graph
+from graphc.core.op_errors import kernel_error
+from graphc.core.spec import shape_compatible
 from graphc.ir.printer import node_signature
-from graphc.functions.signature import shape_compatible
+from graphc.passes.specialize import for_shapes
+from graphc.runtime import fallback
+from graphc.runtime.cuda import codegen, devmath, target
 
 _modules: dict = {}
 _modules_lock = threading.Lock()
@@ -84,7 +86,7 @@ class Executor:
         return "cuda+host" if self.program.host_nodes else "cuda"
 
     def items(self) -> list:
-        """Why nodes run on the host, in the user's terms (``cpu.fallback.Item`` s)."""
+        """Why nodes run on the host, in the user's terms (``fallback.Item`` s)."""
         blocked = self.program.blocked if self._program_fn is not None else []
         return fallback.items_for(self.graph, blocked, self.reasons, self.program)
 
@@ -139,8 +141,6 @@ class Specializing:
         with self._lock:
             ex = self._by_shapes.get(shapes)
             if ex is None:
-                from graphc.passes.specialize import for_shapes
-
                 ex = Executor(for_shapes(self.graph, shapes), self.index, strict=self.strict,
                               warn=not self._by_shapes and self._latest is None)
                 self._by_shapes[shapes] = ex
@@ -222,7 +222,7 @@ _SIMULATOR_LAUNCH = threading.RLock()
 
 
 def _exec(source: str, index: int):
-    import numba
+    import numba  # deferred: imports Numba
 
     cuda = target.cuda()
     filename = f"<graphc-cuda-{abs(hash(source)):x}>"
@@ -272,8 +272,6 @@ def _run_on_host(graph, node, args) -> list:
     try:
         result = node.op.ref(*arrays, **(node.attrs or {}))
     except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
-        from graphc.core.registry import kernel_error
-
         where = f" (while executing {node_signature(graph, node)}"
         where += f", traced at {node.src})" if node.src else ")"
         wrapped = kernel_error(node.op, e, arrays, where)

@@ -17,11 +17,11 @@ import math
 import numpy as np
 
 from graphc.core.registry import get
-from graphc.runtime.cuda.codegen import DVal, emitter, grid_stride, launch_1d, strides
+from graphc.ir.graph import Aval
 from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
 from graphc.runtime.cuda.kernels_shape import copy
+from graphc.runtime.cuda.lowering import DVal, emitter, grid_stride, launch_1d, strides
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
-from graphc.ir.graph import Aval
 
 
 def _line_kernel(g, x, out, outs, axis, lines_body):

@@ -13,7 +13,7 @@ rebinding a name, never copied.
 
 from __future__ import annotations
 
-from graphc.runtime.cuda.codegen import DVal, emitter
+from graphc.runtime.cuda.lowering import DVal, emitter
 from graphc.runtime.scalar_templates import Unsupported
 
 

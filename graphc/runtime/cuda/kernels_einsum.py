@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from graphc.runtime.cuda.codegen import emitter, grid_stride, strides
 from graphc.runtime.cuda.kernels_elementwise import coord_lines
+from graphc.runtime.cuda.lowering import emitter, grid_stride, strides
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from graphc.runtime.cpu.loops import Loops
-from graphc.runtime.cuda.codegen import DVal, emitter, launch_1d, strides
+from graphc.runtime.cuda.lowering import DVal, emitter, launch_1d, strides
+from graphc.runtime.fused_groups import fused_steps
 from graphc.runtime.scalar_templates import Unsupported, literal, scalar_expr
 
 # Where a device cannot do what the CPU template does. Integer power with a signed
@@ -58,7 +58,7 @@ def coord_lines(shape, needed) -> list[str]:
 
 
 def elementwise(g, ins: list[DVal], steps, results, outs) -> list[DVal]:
-    """One kernel computing ``steps`` over ``ins`` (the CPU's ``fused_steps`` form) and
+    """One kernel computing ``steps`` over ``ins`` (``fused_groups.fused_steps``' form) and
     storing the steps in ``results`` into new arrays named ``outs``."""
     shape = tuple(steps[results[0]][3].shape)
     n = math.prod(shape)
@@ -108,7 +108,7 @@ def _plain(g, node, ins, outs):
 
 @emitter("fused_elementwise")
 def _fused(g, node, ins, outs):
-    steps, results = Loops.fused_steps(node)
+    steps, results = fused_steps(node)
     return elementwise(g, ins, steps, results, outs)
 
 

@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from graphc.runtime.cuda.codegen import emitter, launch_1d, strides
 from graphc.runtime.cuda.kernels_elementwise import coord_lines
+from graphc.runtime.cuda.lowering import emitter, launch_1d, strides
 from graphc.runtime.scalar_templates import Unsupported
 
 _ERR = np.dtype(np.int32)

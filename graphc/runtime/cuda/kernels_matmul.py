@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 
-from graphc.runtime.cuda.codegen import DVal, emitter, numba_type, settings, strides
-from graphc.runtime.scalar_templates import Unsupported, cast, literal
 from graphc.ir.graph import Aval
+from graphc.runtime.cuda.kernels_shape import copy
+from graphc.runtime.cuda.lowering import DVal, emitter, numba_type, settings, strides
+from graphc.runtime.scalar_templates import Unsupported, cast, literal
 
 TILE = 16
 MAX_Z = 65535  # CUDA's limit on gridDim.z
@@ -109,8 +110,6 @@ def matmul_into(g, a, b, out, name):
 def _moved(g, x, perm, shape2):
     """``x`` transposed by ``perm`` (an affine copy unless ``perm`` is the identity) and
     viewed as the 2-D ``shape2``."""
-    from graphc.runtime.cuda.kernels_shape import copy
-
     if list(perm) != sorted(perm) and x.size > 1:
         st = strides(x.shape)
         name = g.tmp("t")

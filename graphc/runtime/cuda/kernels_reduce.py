@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from graphc.runtime.cuda.codegen import DVal, emitter, numba_type, settings, strides
+from graphc.runtime.cuda.lowering import DVal, emitter, numba_type, settings, strides
 from graphc.runtime.scalar_templates import Unsupported, cast, literal
 
 BLOCK_MAX = 256

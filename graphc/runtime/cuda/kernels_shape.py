@@ -19,10 +19,10 @@ import math
 import numpy as np
 
 from graphc.core.registry import get
-from graphc.runtime.cuda.codegen import DVal, emitter, launch_1d, strides
-from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
-from graphc.runtime.scalar_templates import Unsupported, literal
 from graphc.ir.graph import Aval
+from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
+from graphc.runtime.cuda.lowering import DVal, emitter, launch_1d, strides
+from graphc.runtime.scalar_templates import Unsupported, literal
 
 
 def _affine(base, strides_, shape) -> str:

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from graphc.runtime.cuda.codegen import emitter, numba_type, settings
+from graphc.runtime.cuda.lowering import emitter, numba_type, settings
 from graphc.runtime.scalar_templates import Unsupported
 
 MAX_LINE = 1024

@@ -33,8 +33,8 @@ def compile_kernels(program, cc=(9, 0), seen=None, only=None) -> dict:
     kernel that does not compile. ``seen``: a set of kernel texts already compiled (by
     an earlier call), skipped here and updated; ``only``: the names to compile (default
     all)."""
-    import numba
-    from numba import cuda
+    import numba  # deferred: imports Numba
+    from numba import cuda  # deferred: imports numba.cuda
 
     recorded: dict = {}
 
@@ -75,7 +75,7 @@ def _kernel_texts(source) -> dict:
 
 @contextlib.contextmanager
 def _device_cc(cc):
-    from numba.cuda import dispatcher
+    from numba.cuda import dispatcher  # deferred: imports numba.cuda
 
     class _Device:
         compute_capability = cc

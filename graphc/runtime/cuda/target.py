@@ -36,15 +36,16 @@ _array_types = None
 
 
 def device_array_types() -> tuple:
-    """The classes of numba.cuda device arrays (the simulator's fake arrays included)."""
+    """The classes of numba.cuda device arrays (the simulator's fake arrays included;
+    imported here, deferred: they import numba.cuda)."""
     global _array_types
     if _array_types is None:
         if simulator():
-            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # deferred
 
             _array_types = (FakeCUDAArray,)
         else:
-            from numba.cuda.cudadrv.devicearray import DeviceNDArrayBase
+            from numba.cuda.cudadrv.devicearray import DeviceNDArrayBase  # deferred
 
             _array_types = (DeviceNDArrayBase,)
     return _array_types
@@ -52,7 +53,7 @@ def device_array_types() -> tuple:
 
 def simulator() -> bool:
     """Whether numba.cuda is Numba's CPU simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
-    from numba import config
+    from numba import config  # deferred: imports Numba
 
     cuda()
     return bool(config.ENABLE_CUDASIM)

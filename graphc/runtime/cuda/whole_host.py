@@ -5,10 +5,11 @@ carries the user's version (op, line) for warnings and ``explain``."""
 
 from __future__ import annotations
 
-from graphc.ops.state import is_resource
-from graphc.runtime.scalar_templates import SUPPORTED_DTYPES
 from graphc.ir.graph import Graph
 from graphc.ir.printer import node_signature
+from graphc.ops.state import is_resource
+from graphc.runtime import fallback
+from graphc.runtime.scalar_templates import SUPPORTED_DTYPES
 
 
 def reason(graph: Graph) -> str | None:
@@ -42,8 +43,6 @@ def reason(graph: Graph) -> str | None:
 def _for_user(text: str, node, why: str) -> str:
     """``text`` (IR terms, for ``Program.whole_host``) carrying the user's version of it
     (the op's public name, the line it was traced at) for warnings and ``explain``."""
-    from graphc.runtime.cpu import fallback
-
     reason = fallback.Reason(text)
     reason.item = fallback.Item(fallback.describe(node), node.src or "", why, "fallback")
     return reason

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from graphc.ops import elementwise as ew
 from graphc.core.registry import OpDef
-from graphc.ir.graph import Aval, FrozenAttrs, Graph, Node, Value
 from graphc.core.trace import TraceContext, freeze
+from graphc.ir.graph import Aval, FrozenAttrs, Graph, Node, Value
 from graphc.ir.verify import VerificationError, verify
+from graphc.ops import elementwise as ew
 
 F32 = np.dtype(np.float32)
 

@@ -5,11 +5,11 @@ import json
 import networkx as nx
 import numpy as np
 
-from graphc.ops import elementwise as ew
 from graphc.core.registry import OpDef
+from graphc.core.trace import TraceContext, freeze
 from graphc.ir.export import as_graph_def, to_dot, to_networkx
 from graphc.ir.graph import Aval
-from graphc.core.trace import TraceContext, freeze
+from graphc.ops import elementwise as ew
 
 F32 = np.dtype(np.float32)
 

@@ -6,13 +6,13 @@ import weakref
 import numpy as np
 import pytest
 
-from graphc.errors import InvalidArgumentError
-from graphc.ops import elementwise as ew
-from graphc.core.registry import OpDef
 from graphc.core import interpreter
 from graphc.core.interpreter import get_plan, run_graph
-from graphc.ir.graph import Aval
+from graphc.core.registry import OpDef
 from graphc.core.trace import TraceContext, freeze
+from graphc.errors import InvalidArgumentError
+from graphc.ir.graph import Aval
+from graphc.ops import elementwise as ew
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)

@@ -10,8 +10,8 @@ import pytest
 
 import graphc as gc
 from graphc.ir import graphviz
-from graphc.ir.pictures import to_svg
 from graphc.ir.layout import layout
+from graphc.ir.pictures import to_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -11,6 +11,11 @@ public name, the user's ``file:line`` where it was traced, why and what to do.
 
 ``classify(graph, blocked)`` turns the code generator's ``(node, reason)`` pairs into
 :class:`Item` s; ``warning_text`` and ``explain_lines`` render them.
+
+Shared by both backends (the Numba CPU one in ``runtime/cpu/``, the CUDA one in
+``runtime/cuda/``): this module owns the reporting of nodes that do not run compiled, the
+wording of those reasons the report keys on (:data:`VARIABLE_ARGUMENT`) and the mapping of
+a Numba compile failure back to the user's op and line (:func:`compile_failure`).
 """
 
 from __future__ import annotations
@@ -18,12 +23,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphc import errors
-from graphc.runtime.cpu.kernels_state import STATE_OPS, VARIABLE_ARGUMENT
-from graphc import source_info
+from graphc import errors, source_info
 from graphc.ir.printer import node_signature
 
-# why a variable op is in Python when another effect is (codegen, kernels_state)
+STATE_OPS = frozenset({"variable", "read_variable", "assign_variable"})
+
+# Why a variable passed as an argument (a resource input) keeps its reads and writes in
+# Python: the program holds the variables it closes over as function-wide locals, and an
+# argument's variable is known only at call time. The advice below keys on it.
+VARIABLE_ARGUMENT = "a gc.Variable passed as an argument (only captured variables compile)"
+
+# why a variable op is in Python when another effect is (cpu/codegen, cpu/kernels_state)
 _KEPT_IN_ORDER = ("stateful op", "variables run in Python when another effect")
 
 

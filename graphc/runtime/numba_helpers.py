@@ -1,6 +1,8 @@
 """Numba-compiled helpers that generated programs call (``H.pairwise_sum(row, zero)``).
 
-Only generated program modules import this module, so importing graphc never imports
+Shared by both backends: generated CPU programs import it, and the CUDA backend's
+``cuda/devmath.py`` hands it to kernels as the same ``H`` (its scalar helpers compile as
+device functions). Only those import this module, so importing graphc never imports
 Numba. The helpers are compiled once per process and dtype and cached on disk by Numba
 (``cache=True``), so a new program does not pay for them again; a compiled program links
 their code in, which is why ``cache.version_tag`` hashes this file's source: editing a
@@ -16,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from llvmlite import ir
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 _jit = numba.njit(cache=True, error_model="numpy", nogil=True)
@@ -302,8 +305,6 @@ _HUGE = 1 << 21
 
 @intrinsic
 def _madvise(typingctx, addr, length, advice):
-    from numba.core import cgutils
-
     def codegen(context, builder, signature, args):
         i64, i32 = ir.IntType(64), ir.IntType(32)
         fnty = ir.FunctionType(i32, [ir.IntType(8).as_pointer(), i64, i32])
@@ -329,7 +330,7 @@ def hugepages(a):
 
 
 # the array/linalg and indexing helpers live in their own module (same ``H.`` namespace)
-from graphc.runtime.cpu.numba_helpers_arrays import (  # noqa: E402, F401
+from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     along3,
     argwhere,
     index_norm,

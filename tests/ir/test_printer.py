@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from graphc.ops import elementwise as ew
 from graphc.core.registry import OpDef
+from graphc.core.trace import TraceContext, freeze
 from graphc.ir.graph import Aval, ConstArray
 from graphc.ir.printer import format_graph, node_signature
-from graphc.core.trace import TraceContext, freeze
+from graphc.ops import elementwise as ew
 
 F32 = np.dtype(np.float32)
 
