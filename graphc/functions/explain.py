@@ -4,13 +4,14 @@ or the HTML report of every trace (``graphc.functions.report``)."""
 from __future__ import annotations
 
 from graphc.functions import placement
-from graphc.functions.report import explain_html
 from graphc.passes import explain_text
 
 
 def explain(function, args, kwargs, format="text", path=None) -> str:
     """See ``Function.explain``."""
     if format != "text":
+        from graphc.functions.report import explain_html  # deferred: the report's modules
+
         return explain_html(function, format, path, args, kwargs)
 
     concrete = function.get_concrete_function(*args, **kwargs)

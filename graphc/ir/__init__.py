@@ -6,7 +6,7 @@ This file gives ``Graph`` the methods that need the printer and the exporters: t
 ``graph.py``, so ``graph.py`` cannot import them.
 """
 
-from graphc.ir import export, pictures, printer
+from graphc.ir import export, printer
 from graphc.ir.graph import Graph
 
 
@@ -33,6 +33,9 @@ def _to_svg(self, engine: str = "auto") -> str:
     """A picture of the graph as SVG text, bodies as nested clusters: drawn by Graphviz's
     ``dot`` when installed, else by graphc's own layout (``engine="dot"``/``"builtin"``
     picks one; see docs/inspecting.md)."""
+    from graphc.ir import pictures  # deferred: the layout, SVG and Graphviz's subprocess
+    # modules load when a first picture is drawn (about 8 ms of `import graphc` otherwise)
+
     return pictures.to_svg(self, engine=engine)
 
 

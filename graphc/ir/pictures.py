@@ -1,5 +1,5 @@
-"""Pictures of graphs: ``graph.to_svg()`` and the HTML report of ``fn.explain(...,
-format="html")`` (see docs/inspecting.md).
+"""Pictures of graphs: ``graph.to_svg()`` (see docs/inspecting.md; the HTML report of
+``fn.explain(..., format="html")`` that shows them is ``graphc/functions/report.py``).
 
 ``to_svg`` uses Graphviz's ``dot`` when it is on ``PATH`` and otherwise graphc's own
 layered layout (``layout.py``, drawn by ``svg.py``), so a picture never needs anything

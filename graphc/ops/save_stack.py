@@ -1,4 +1,4 @@
-"""Private ops of the saving loop of a ``while_loop`` gradient (``control_grad``): a stack
+"""Private ops of the saving loop of a ``while_loop`` gradient (``ops/control/grad.py``): a stack
 of one loop variable's values, one row per iteration, pushed in amortized O(1).
 
 ``tensor_array_write`` is functional (a write copies the buffer), so saving ``n``
@@ -21,7 +21,7 @@ Why writing in place is safe, although every other op is functional:
   one. Therefore CSE merging two ``save_stack_empty`` nodes, or constant folding one
   (``extra["no_fold"]`` forbids it anyway; its leading dim is unknown too), cannot make
   two stacks share memory: the first push of each allocates its own.
-* The saving loop (``control_grad._saving_loop``) makes one stack per loop variable, a
+* The saving loop (``control/grad.py`` ``_saving_loop``) makes one stack per loop variable, a
   loop variable that only its own push reads inside the body; after the loop, only the
   backward loop reads it (``tensor_array_read``, which does not write). So the old
   value of ``buffer`` is dead the moment the push runs, which is what makes overwriting
@@ -29,7 +29,7 @@ Why writing in place is safe, although every other op is functional:
   A second derivative differentiates a saving loop: the outer saving loop recomputes the
   stacks (from capacity 0 again, so into buffers of its own), and the outer backward loop
   replays iteration ``k``'s push onto that loop's final stack, writing at row ``k`` the
-  value it already holds (``control_grad._saving_loop``); the push's rule reads nothing
+  value it already holds (``control/grad.py`` ``_saving_loop``); the push's rule reads nothing
   of the old buffer but its shape.
 * Two pushes in one body cannot be CSE-merged: their buffers are different loop
   variables. The interpreter's free lists only drop references (they never hand memory
@@ -121,7 +121,7 @@ def _push_grad(cts, args, outputs, *, initial):
     """The pushed value gets the result's cotangent at row ``index``; the old buffer the
     rest with that row zeroed, cut back to its own rows (a grown buffer's new rows were
     never its). Used by a second derivative through a loop: the outer gradient
-    differentiates the saving loop (``control_grad``)."""
+    differentiates the saving loop (``ops/control/grad.py``)."""
     buffer, index, value = args
     ct = cts[0]
     if ct is None:

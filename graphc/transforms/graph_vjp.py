@@ -12,7 +12,7 @@ Design: rather than a separate "graph -> gradient graph" compiler, :func:`vjp` w
 the current trace context (the primal values the rules need are recomputed there), then
 walks the nodes in reverse calling each op's rule through ``bind``, so the backward nodes
 land in the same context. A control-flow rule calls it inside a fresh child context
-(``control_trace.enter``) to build the branch/body gradient graphs it stages; a nested
+(``ops/control/trace.enter``) to build the branch/body gradient graphs it stages; a nested
 control-flow node met on the way is replayed as is and differentiated by its own rule,
 so nesting to any depth is plain recursion. Recomputing inside the gradient graph costs
 one more forward evaluation of the subgraph, and needs no change to the forward node.

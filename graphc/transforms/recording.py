@@ -87,7 +87,7 @@ def record_bind(bind_now, op, args, attrs):
 
 def record_node(op, inputs, outputs, attrs) -> None:
     """Called for a node staged without ``bind`` (``cond``, ``switch_case``,
-    ``while_loop``: ``control_trace.add_control_node``) while some tape records;
+    ``while_loop``: ``ops/control/trace.add_control_node``) while some tape records;
     ``inputs`` are the node's graph values, ``outputs`` its symbolic tensors."""
     for tape in _local.tapes:
         tape._record_staged(op, inputs, outputs, attrs)

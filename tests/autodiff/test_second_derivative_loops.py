@@ -1,6 +1,6 @@
 """Second derivatives through a tensor loop inside a ``gc.function``: the outer gradient
 differentiates the first gradient's saving loop (``save_stack_push`` has a rule; the
-outer saving loop does not stack the growing stacks, ``control_grad._saving_loop``) and
+outer saving loop does not stack the growing stacks, ``control/grad.py`` ``_saving_loop``) and
 its backward loop (TensorArray reads). Checked against central finite differences of
 the traced first derivative, for a counted ``for`` and a data-dependent ``while``, with
 zero, one and many trips, in place and past many stack doublings."""

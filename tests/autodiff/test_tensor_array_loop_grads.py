@@ -2,7 +2,7 @@
 ``dynamic_size=True`` array (its buffer grows across iterations), a fixed-size one traced
 with unknown dims, and overwritten elements. The loop gradient gives such a buffer to its
 backward loop as its final value instead of saving it every iteration
-(``control_grad._stacks``); each result is checked against central finite differences,
+(``ops/control/grad.py`` ``_stacks``); each result is checked against central finite differences,
 on the interpreter and compiled. An array also *read* in the body is still saved per
 iteration (the read needs iteration ``k``'s value)."""
 

@@ -1,5 +1,5 @@
 """NumPy's floating-point warnings from the interpreter point at the user's line that
-traced the op, and follow the user's ``np.seterr`` settings (runtime/fp_errors.py)."""
+traced the op, and follow the user's ``np.seterr`` settings (core/fp_errors.py)."""
 
 from __future__ import annotations
 
