@@ -141,3 +141,5 @@ _function_module.call_handlers.append(("dask.array", _dask_api.dask_call))
 config.list_devices = _device_names.list_devices
 config.list_physical_devices = _device_names.list_physical_devices
 config.list_logical_devices = _device_names.list_logical_devices
+del (_batching, _cuda_backend, _dask_api, _device_names, _function_module, _graph_vjp, _hooks,
+     _indexing, _install_operators, _install_tensor, _tape)

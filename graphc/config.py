@@ -17,6 +17,14 @@ Environment variables (read here and nowhere else):
 * ``GRAPHC_CHECK=1``    run the IR verifier after every pass.
 * ``GRAPHC_SHOW_INTERNAL_FRAMES=1``  keep graphc's own frames in tracebacks.
 * ``GRAPHC_JIT=lazy|eager|off``  when the Numba backend compiles a graph.
+* ``GRAPHC_COMPILE_WORKER=0``  lazy compiles run in a thread of this process, not in a
+  compile worker process.
+* ``GRAPHC_NATIVE_LOAD=0``  programs on disk load through Numba, not linked from their
+  machine code.
+* ``GRAPHC_PARALLEL=0``  generated loops never use ``numba.prange``.
+* Numba's own, read where graphc must agree with Numba: ``NUMBA_CACHE_DIR``,
+  ``NUMBA_THREADING_LAYER``, ``NUMBA_NUM_THREADS``; and OpenMP's ``OMP_WAIT_POLICY`` /
+  ``GOMP_SPINCOUNT`` (graphc sets ``OMP_WAIT_POLICY=PASSIVE`` only when neither is set).
 """
 
 from __future__ import annotations
