@@ -3,11 +3,14 @@
 ``numba.cuda`` comes from the ``numba-cuda`` package (``pip install graphc[cuda]``).
 ``NUMBA_ENABLE_CUDASIM=1`` (set before the first import) selects Numba's simulator: a
 CPU interpretation of the kernels, one Python thread per CUDA thread, used by the tests.
+Importing it here also makes the simulator's shared arrays thread-safe
+(:func:`_fix_simulator_shared_arrays`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 
 import numpy as np
@@ -28,8 +31,59 @@ def cuda():
                     raise ImportError(
                         "the CUDA backend needs numba-cuda: pip install 'graphc[cuda]' "
                         f"({e})") from e
+                _fix_simulator_shared_arrays()
                 _cuda = mod
     return _cuda
+
+
+_shared_lock = threading.Lock()
+
+
+def _fix_simulator_shared_arrays() -> None:
+    """Under the simulator, make ``cuda.shared.array`` allocate each block's array once.
+
+    The simulator keys a block's shared arrays by the calling source line, and every
+    simulated thread of the block calls ``cuda.shared.array`` at its kernel's start, at
+    the same time, each looking the line up and, when it is missing, storing a new
+    ``np.empty`` array (numba-cuda 0.30's ``FakeCUDAShared.array``, unlocked). Two
+    threads between that lookup and that store each get their own array: one of them
+    then reduces, sorts or multiplies into an uninitialized private copy the others never
+    see, and a reduction, sort or matmul kernel returns garbage now and then (on a loaded
+    machine, a fifth of the runs of tests/cuda/test_backend_registry.py), though its
+    barriers are right (tests/cuda/test_shared_memory_races.py checks them). Here the
+    lookup and the store are one step under a lock; the rest is the simulator's code (the
+    array is keyed by the caller's file and line, as there). A real GPU allocates shared
+    memory per block statically and is not affected."""
+    from numba import config  # deferred: imports Numba
+
+    if not config.ENABLE_CUDASIM:
+        return
+    from numba.cuda.simulator import kernelapi  # deferred: imports numba.cuda
+
+    shared = getattr(kernelapi, "FakeCUDAShared", None)
+    if shared is None or getattr(shared.array, "_graphc_locked", False):
+        return
+    original = shared.array
+
+    def array(self, shape, dtype, alignment=None):
+        allocations = getattr(self, "_allocations", None)
+        if shape == 0 or alignment is not None or not isinstance(allocations, dict):
+            return original(self, shape, dtype, alignment)  # dynamic shared memory, errors
+        from numba.core import types  # deferred: imports Numba
+        from numba.np import numpy_support  # deferred: imports Numba
+
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        with _shared_lock:
+            res = allocations.get(key)
+            if res is None:
+                res = allocations[key] = np.empty(shape, dtype)
+        return res
+
+    array._graphc_locked = True
+    shared.array = array
 
 
 _array_types = None
