@@ -36,7 +36,8 @@ from graphc.dtypes import (
 from graphc.functions.function import Function, clear_caches, function
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
 from graphc.ops.control.flow import cond, switch_case, while_loop
-from graphc.ops.creation import constant, convert_to_tensor
+from graphc.ops.convert import convert_to_tensor
+from graphc.ops.creation import constant
 from graphc.ops.creation import tf_range as range
 from graphc.ops.effects import print_ as print
 from graphc.ops.gather import gather, tensor_scatter_nd_update
@@ -112,16 +113,16 @@ from graphc.ops import indexing as _indexing  # noqa: E402
 from graphc.ops.operators import install_operators as _install_operators  # noqa: E402
 from graphc.transforms import batching as _batching  # noqa: E402
 from graphc.transforms import graph_vjp as _graph_vjp  # noqa: E402
-from graphc.transforms import tape as _tape  # noqa: E402
+from graphc.transforms import recording as _recording  # noqa: E402
 
 # Tensor's methods and operators (graphc.numpy serves t.sum(), t.reshape(), ...)
 _install_tensor(numpy, _indexing, _install_operators)
 # a recording GradientTape sees every op bind runs or a trace records
-_hooks.record_bind = _tape.record_bind
-_hooks.record_node = _tape.record_node
-_hooks.on_variable_read = _tape.on_variable_read
-_hooks.gradient_tape = _tape.GradientTape
-_hooks.unrecorded = _tape.unrecorded
+_hooks.record_bind = _recording.record_bind
+_hooks.record_node = _recording.record_node
+_hooks.on_variable_read = _recording.on_variable_read
+_hooks.gradient_tape = GradientTape
+_hooks.unrecorded = _recording.unrecorded
 # the control-flow ops' gradient and batching rules walk their branches and bodies
 _hooks.graph_vjp = _graph_vjp
 _hooks.batch_graph = _batching.walk_graph
@@ -142,4 +143,4 @@ config.list_devices = _device_names.list_devices
 config.list_physical_devices = _device_names.list_physical_devices
 config.list_logical_devices = _device_names.list_logical_devices
 del (_batching, _cuda_backend, _dask_api, _device_names, _function_module, _graph_vjp, _hooks,
-     _indexing, _install_operators, _install_tensor, _tape)
+     _indexing, _install_operators, _install_tensor, _recording)

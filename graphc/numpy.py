@@ -32,10 +32,9 @@ from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespac
 )
 from graphc.ops import elementwise as _ew
 from graphc.ops import ufuncs as _ufuncs
+from graphc.ops.convert import array, asarray  # noqa: F401
 from graphc.ops.creation import (  # noqa: F401
     arange,
-    array,
-    asarray,
     copy,
     empty,
     empty_like,

@@ -14,6 +14,7 @@ from graphc.core.registry import bind
 from graphc.core.tensor import Tensor
 from graphc.ops import creation
 from graphc.ops import shape as shape_ops
+from graphc.ops.convert import convert_to_tensor
 from graphc.ops.tf_elementwise import (  # noqa: F401 - re-exported (gc.add, gc.cast...)
     _binary,
     _list_as,
@@ -64,13 +65,13 @@ def tf_broadcast_to(input, shape, name=None):  # noqa: A002
 
 def tf_identity(x, name=None) -> Tensor:
     """``tf.identity``."""
-    return bind(creation.IDENTITY, creation.convert_to_tensor(x))
+    return bind(creation.IDENTITY, convert_to_tensor(x))
 
 
 def fill(dims, value, name=None) -> Tensor:
     """TensorFlow's ``tf.fill(dims, value)`` (Python float -> float32); ``dims`` may be a
     1-D integer tensor or hold traced 0-d integers (as in :func:`full`)."""
-    value = creation.convert_to_tensor(value)
+    value = convert_to_tensor(value)
     return creation._bind_full(value, dims, value.dtype, "fill")
 
 

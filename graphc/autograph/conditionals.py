@@ -15,7 +15,8 @@ from graphc import nest, source_info
 from graphc.core import trace
 from graphc.core.tensor import Tensor
 from graphc.ops.control import flow as control
-from graphc.ops.control.trace import Site, is_symbolic, scalar_bool, stage_branches
+from graphc.ops.control.trace import Site, scalar_bool, stage_branches
+from graphc.ops.control.values import is_symbolic
 from graphc.tf_api import logical_and, logical_not
 
 

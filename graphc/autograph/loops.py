@@ -16,13 +16,8 @@ from graphc.core.tensor import Tensor, _symbolic
 from graphc.errors import AutographError
 from graphc.ops.control import flow as control
 from graphc.ops.control.loop import stage_loop
-from graphc.ops.control.trace import (
-    Later,
-    Restage,
-    Undefined,
-    UndefinedReturnValue,
-    is_symbolic,
-)
+from graphc.ops.control.trace import Later, Restage
+from graphc.ops.control.values import Undefined, UndefinedReturnValue, is_symbolic
 from graphc.ops.shape import shape as shape_op
 from graphc.ops.tensor_array.array import unshaped_to_shaped
 from graphc.tf_api import logical_and, where

@@ -28,7 +28,7 @@ from graphc.autograph.conditionals import (
 from graphc.autograph.loops import for_stmt, while_stmt
 from graphc.errors import AutographError
 from graphc.ops.control.staged_lists import outer_construct
-from graphc.ops.control.trace import Undefined, UndefinedReturnValue, is_symbolic
+from graphc.ops.control.values import Undefined, UndefinedReturnValue, is_symbolic
 from graphc.ops.creation import arange
 from graphc.ops.effects import Assert, print_
 from graphc.ops.shape import shape as shape_op

@@ -29,14 +29,12 @@ import numpy as np
 from graphc import nest, source_info
 from graphc.core import device_names as names
 from graphc.core import device_scope as scope
-from graphc.core.device_tensor import DeviceTensor, to_device, to_host, wrap
-from graphc.core.device_tensor import index as _index
+from graphc.core.device_tensor import DeviceTensor, index, to_device, to_host, wrap
 from graphc.core.op_errors import kernel_error
 from graphc.core.tensor import Tensor, _eager
 from graphc.errors import DeviceError
 
 CPU = names.CPU
-_backend = names.cuda_backend
 
 
 def placed(array, device: str) -> Tensor:
@@ -104,10 +102,10 @@ def run_eager(op, args, attrs, operands):
     device = choose(args, op.name)
     if device == CPU:
         return None
-    cuda = _backend()
-    index = _index(device)
+    cuda = names.cuda_backend()
+    at = index(device)
     arrays = [a._dev if type(a) is DeviceTensor
-              else cuda.to_device(np.asarray(a), index)
+              else cuda.to_device(np.asarray(a), at)
               for a in operands(op, args, device=True)]
     try:
         out = cuda.run_op(op, attrs, arrays)
@@ -122,7 +120,7 @@ def run_eager(op, args, attrs, operands):
 
 def _on(cuda, out, device):
     if not cuda.is_device_array(out):
-        out = cuda.to_device(np.asarray(out), _index(device))
+        out = cuda.to_device(np.asarray(out), index(device))
     return placed(out, device)
 
 

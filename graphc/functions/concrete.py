@@ -36,11 +36,11 @@ from graphc.functions.signature import TensorSpec
 from graphc.ir import graph as ir
 from graphc.ops.state import argument_input
 from graphc.passes import optimize
-from graphc.transforms import recording as _tape
+from graphc.transforms import recording
 from graphc.variables import Variable, VariableSpec
 
 _state = config.state
-_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_taping = recording.recording  # non-empty while a GradientTape records (any thread)
 _open = _trace.open_contexts  # non-empty while a trace is open (any thread)
 _new = object.__new__
 _ndarray = np.ndarray
@@ -273,7 +273,7 @@ class ConcreteFunction:
             other = variable_aliasing.trace_for_call(self, flat_args)
             if other is not None:
                 return other._call_bound(flat_args)
-        if _taping and _tape._local.tapes or _open and _trace.local.stack:
+        if _taping and recording.local.tapes or _open and _trace.local.stack:
             return self._call_replayed(flat_args)  # inside a trace, or under a tape
         positions = self._tensor_positions
         if positions is not None:
@@ -335,9 +335,7 @@ class ConcreteFunction:
             def execute(arrays):
                 return run_graph(graph, arrays)
         else:
-            from graphc.runtime.cpu import (
-                numba_cpu,  # deferred: the CPU backend loads on first compile
-            )
+            from graphc.runtime.cpu import numba_cpu  # deferred: the CPU backend's modules
 
             def swap(fast):  # called when the compiled program is ready (maybe a thread)
                 with self._lock:

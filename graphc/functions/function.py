@@ -40,7 +40,7 @@ from graphc.functions.signature import (
 )
 from graphc.functions.trace_cache import TraceCache
 from graphc.runtime.cpu import cache
-from graphc.transforms import recording as _tape
+from graphc.transforms import recording
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -52,7 +52,7 @@ _all_functions: "weakref.WeakSet[Function]" = weakref.WeakSet()
 _registry_lock = threading.RLock()
 _state = config.state
 _open, _local = trace.open_contexts, trace.local  # see trace.py: this thread traces
-_taping = _tape.recording  # non-empty while a GradientTape records (any thread)
+_taping = recording.recording  # non-empty while a GradientTape records (any thread)
 _modules = sys.modules
 
 
@@ -165,7 +165,7 @@ class Function:
             fast = self._fast
             if _placing and _scoped.stack:
                 fast = None  # maybe on an accelerator: _call_bound places the call
-            if _taping and _tape._local.tapes:
+            if _taping and recording.local.tapes:
                 fast = None  # a tape of this thread records: _call_bound replays the graph
             if fast is not None and not kwargs and len(args) == len(fast[0]):
                 # the last call's signature, all plain tensors: compare dtype/shape in place

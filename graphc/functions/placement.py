@@ -9,9 +9,10 @@ arguments are copied in at the graph's edge.
 from __future__ import annotations
 
 from graphc.config import state
+from graphc.core import device_names as names
 from graphc.core import device_scope as scope
-from graphc.core.device_tensor import DeviceTensor
-from graphc.core.placement import CPU, _backend, _index, placed
+from graphc.core.device_tensor import DeviceTensor, index
+from graphc.core.placement import CPU, placed
 from graphc.errors import DeviceError
 from graphc.functions.call_checks import variable_guard
 
@@ -59,6 +60,6 @@ def _build(concrete, device: str):
             "to run it there, or call it outside the gc.device scope with host tensors")
     graph = concrete.optimized_graph
     # jit_compile=True: the backend raises FallbackError for nodes without a kernel
-    executor = _backend().executor_for(graph, _index(device),
+    executor = names.cuda_backend().executor_for(graph, index(device),
                                        strict=bool(function._jit_compile))
     return variable_guard(graph)(executor), executor

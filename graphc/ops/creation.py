@@ -25,7 +25,7 @@ from graphc.errors import InvalidArgumentError
 from graphc.ir.graph import Aval
 from graphc.ops import shape_args
 from graphc.ops.blocks import ELEMENTWISE
-from graphc.ops.convert import _convert, array, asarray, convert_to_tensor  # noqa: F401
+from graphc.ops.convert import _convert, asarray
 from graphc.ops.shape import reshape
 
 CONST = register(OpDef(

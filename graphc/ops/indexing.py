@@ -29,7 +29,7 @@ from graphc.core.shapes import broadcast_shapes, normalize_axis, probe_infer
 from graphc.errors import InvalidArgumentError
 from graphc.ir.graph import Aval
 from graphc.ops.blocks import BASIC_INDEX
-from graphc.ops.index_keys import (  # noqa: F401 - _expand: the Numba kernel's too
+from graphc.ops.index_keys import (
     _decode,
     _encode,
     _expand,

@@ -19,7 +19,7 @@ from graphc.autograph.api import converted
 from graphc.core import trace
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.numpy import asarray
-from graphc.transforms import recording as _tape
+from graphc.transforms import recording
 from graphc.transforms.graph_gradients import note_record
 from graphc.variables import Variable
 
@@ -89,16 +89,16 @@ class _VariableWatcher:
             self.reads.setdefault(id(variable), (variable, []))[1].append(tensor)
 
     def __enter__(self):
-        self.saved = _tape._local.tapes
-        _tape._local.tapes = [self]
-        with _tape._recording_lock:
-            _tape.recording.append(self)
+        self.saved = recording.local.tapes
+        recording.local.tapes = [self]
+        with recording.lock:
+            recording.recording.append(self)
         return self
 
     def __exit__(self, *exc):
-        _tape._local.tapes = self.saved
-        with _tape._recording_lock:
-            _tape.recording.remove(self)
+        recording.local.tapes = self.saved
+        with recording.lock:
+            recording.recording.remove(self)
         return False
 
 
@@ -150,13 +150,13 @@ def _call(f, args, kwargs):
                                       leaves, variables if takes_variables else None))
     record_args = tuple(inputs) + tuple(t for _, t in reads)
     tensor_outputs = tuple(t for t in outputs if isinstance(t, Tensor))
-    if _tape.recording:
+    if recording.recording:
         for variable, t in reads:
-            _tape.on_variable_read(variable, t)
-        for tape in _tape._local.tapes:
+            recording.on_variable_read(variable, t)
+        for tape in recording.local.tapes:
             tape._record(op, record_args, tensor_outputs, {})
     if trace.active():
-        note_record(_tape.Record(op, record_args, tensor_outputs, {}))
+        note_record(recording.Record(op, record_args, tensor_outputs, {}))
     return nest.unflatten(out_def, outputs)
 
 

@@ -22,10 +22,10 @@ import graphc.numpy as gnp
 from graphc import errors, nest, source_info
 from graphc.core.tensor import Tensor
 from graphc.errors import VectorizationWarning
-from graphc.transforms import autodiff
+from graphc.transforms import autodiff, recording
 from graphc.transforms.autodiff import differentiable
 from graphc.transforms.batching import BatchingRefused, vectorized_map
-from graphc.transforms.recording import _local, unrecorded
+from graphc.transforms.recording import unrecorded
 from graphc.variables import Variable
 
 
@@ -95,7 +95,7 @@ def _pullbacks(tape, target, sources, seeds, unconnected, api):
 
 
 def _other_tapes_record() -> bool:
-    return bool(_local.tapes)
+    return bool(recording.local.tapes)
 
 
 def _batched(tape, target, sources, seeds):

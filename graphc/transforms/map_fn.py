@@ -20,7 +20,7 @@ from graphc.errors import InvalidArgumentError
 from graphc.ops.batch_util import batch_size
 from graphc.ops.control.flow import while_loop
 from graphc.ops.control.trace import enter
-from graphc.ops.creation import convert_to_tensor
+from graphc.ops.convert import convert_to_tensor
 from graphc.ops.join import stack
 from graphc.ops.tensor_array.array import TensorArray
 

@@ -16,7 +16,7 @@ from graphc.core import hooks
 # Non-empty while any thread has a recording tape: ``bind`` tests its truth (as cheap as
 # the test of an empty list) before looking at the thread's own tapes.
 recording = hooks.tapes  # the list itself lives in the core, for bind
-_recording_lock = threading.Lock()
+lock = threading.Lock()
 
 
 class _Local(threading.local):
@@ -24,7 +24,7 @@ class _Local(threading.local):
         self.tapes: list = []  # GradientTapes, innermost last
 
 
-_local = _Local()
+local = _Local()
 
 
 class Record:
@@ -38,12 +38,12 @@ class Record:
         self.where = source_info.where() if op.grad is None else ""
 
 
-class _Paused:
+class Paused:
     def __init__(self, tape):
         self.tape = tape
 
     def __enter__(self):
-        tapes = _local.tapes
+        tapes = local.tapes
         self.at = tapes.index(self.tape) if self.tape in tapes else None
         if self.at is not None:
             tapes.pop(self.at)
@@ -51,7 +51,7 @@ class _Paused:
 
     def __exit__(self, *exc):
         if self.at is not None:
-            _local.tapes.insert(self.at, self.tape)
+            local.tapes.insert(self.at, self.tape)
         return False
 
 
@@ -61,12 +61,12 @@ class unrecorded:
     for a missing cotangent), so an outer tape does not keep them."""
 
     def __enter__(self):
-        self.saved = _local.tapes
-        _local.tapes = []
+        self.saved = local.tapes
+        local.tapes = []
         return self
 
     def __exit__(self, *exc):
-        _local.tapes = self.saved
+        local.tapes = self.saved
         return False
 
 
@@ -74,7 +74,7 @@ class unrecorded:
 def record_bind(bind_now, op, args, attrs):
     """``bind`` while some tape records: run the op, then record it on this thread's
     tapes (a variable operand is read first, so the read is what the tape sees)."""
-    tapes = _local.tapes
+    tapes = local.tapes
     if not tapes:
         return bind_now(op, args, attrs)
     args = tuple(a._graphc_tensor_() if hasattr(a, "_graphc_tensor_") else a for a in args)
@@ -89,11 +89,11 @@ def record_node(op, inputs, outputs, attrs) -> None:
     """Called for a node staged without ``bind`` (``cond``, ``switch_case``,
     ``while_loop``: ``ops/control/trace.add_control_node``) while some tape records;
     ``inputs`` are the node's graph values, ``outputs`` its symbolic tensors."""
-    for tape in _local.tapes:
+    for tape in local.tapes:
         tape._record_staged(op, inputs, outputs, attrs)
 
 
 def on_variable_read(variable, tensor) -> None:
     """Called by ``gc.Variable`` for each read while some tape records."""
-    for tape in _local.tapes:
+    for tape in local.tapes:
         tape._on_variable_read(variable, tensor)

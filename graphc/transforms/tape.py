@@ -1,7 +1,8 @@
 """``gc.GradientTape``: record the ops applied to watched values, then walk them backwards.
 
 Recording happens in ``bind`` (the one entry every op goes through): while any tape
-records in any thread, ``bind`` calls :func:`record_bind`, which runs the op and, for
+records in any thread, ``bind`` calls ``recording.record_bind`` (through
+``hooks.record_bind``), which runs the op and, for
 each tape of the calling thread that sees one of the op's tensor inputs (watched, or
 computed from a watched value), keeps ``(op, args, outputs, attrs)``. The same record is
 made eagerly (arrays) and while a ``gc.function`` traces (symbolic tensors): the backward
@@ -24,17 +25,7 @@ from graphc.ir.graph import Node
 from graphc.ops.elementwise import STOP_GRADIENT
 from graphc.transforms import autodiff, jacobian
 from graphc.transforms.graph_vjp import variables_read
-from graphc.transforms.recording import (  # noqa: F401 (the hooks the face fills)
-    Record,
-    _local,
-    _Paused,
-    _recording_lock,
-    on_variable_read,
-    record_bind,
-    record_node,
-    recording,
-    unrecorded,
-)
+from graphc.transforms.recording import Paused, Record, local, lock, recording
 from graphc.variables import Variable
 
 
@@ -70,20 +61,20 @@ class GradientTape:
         if self._used and not self._persistent:
             raise RuntimeError("this GradientTape was already used to compute a gradient; "
                                "open a new tape, or create it with persistent=True")
-        _local.tapes.append(self)
-        with _recording_lock:
+        local.tapes.append(self)
+        with lock:
             recording.append(self)
         return self
 
     def __exit__(self, *exc):
-        _local.tapes.remove(self)
-        with _recording_lock:
+        local.tapes.remove(self)
+        with lock:
             recording.remove(self)
         return False
 
     def stop_recording(self):
         """A context in which this tape records nothing (``tape.stop_recording()``)."""
-        return _Paused(self)
+        return Paused(self)
 
     def reset(self):
         """Forget everything recorded so far (the tape stays usable)."""

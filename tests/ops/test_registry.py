@@ -29,7 +29,7 @@ from graphc.core.registry import all_ops, bind
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.core.trace import TraceContext, freeze
 from graphc.ir.graph import Aval
-from graphc.ops import indexing
+from graphc.ops import index_keys
 
 F32, F64, I32, I64 = (np.dtype(n) for n in ("float32", "float64", "int32", "int64"))
 I8, BOOL = np.dtype("int8"), np.dtype("bool")
@@ -307,12 +307,12 @@ SAMPLES["trace"] = [s(mixed((3, 3), F32), offset=0, axis1=0, axis2=1),
 # indexing
 def _getitem(x, key):
     """A ``getitem`` sample for ``x[key]``, encoded as ``Tensor.__getitem__`` encodes it."""
-    entries, inputs = indexing._encode(key)
+    entries, inputs = index_keys._encode(key)
     return s(x, *[np.asarray(i) for i in inputs], key=entries)
 
 
 def _getitem_equiv(x, *arrays, key):
-    """Rebuild the NumPy key from the encoded entries (see graphc/ops/indexing.py)."""
+    """Rebuild the NumPy key from the encoded entries (see graphc/ops/index_keys.py)."""
     def bound(p):
         return arrays[p[1]] if isinstance(p, tuple) else p
 

@@ -25,7 +25,8 @@ from graphc.errors import AutographError
 from graphc.ir import graph as ir
 from graphc.ops.blocks import BRANCH, LOOP
 from graphc.ops.control.loop import stage_loop
-from graphc.ops.control.trace import Site, is_symbolic, join_shapes, scalar_bool, stage_branches
+from graphc.ops.control.trace import Site, scalar_bool, stage_branches
+from graphc.ops.control.values import is_symbolic, join_shapes
 from graphc.ops.tf_elementwise import logical_and
 
 

@@ -33,14 +33,8 @@ from graphc.core.tensor import _symbolic
 from graphc.ir import graph as ir
 from graphc.ops import save_stack
 from graphc.ops.control.flow import COND, SWITCH_CASE, WHILE_LOOP
-from graphc.ops.control.trace import (
-    add_control_node,
-    close,
-    enter,
-    join_shapes,
-    scalar_bool,
-    to_value,
-)
+from graphc.ops.control.trace import add_control_node, close, enter, scalar_bool, to_value
+from graphc.ops.control.values import join_shapes
 from graphc.ops.creation import zeros, zeros_like
 from graphc.ops.state import read as read_variable
 from graphc.ops.tensor_array.grad import _cut_to

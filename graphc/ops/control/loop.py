@@ -28,20 +28,22 @@ from graphc.ir import graph as ir
 from graphc.ops.control.staged_lists import staged
 from graphc.ops.control.trace import (
     MAX_RELAX,
+    add_control_node,
+    close,
+    enter,
+    scalar_bool,
+    to_value,
+)
+from graphc.ops.control.values import (
     Undefined,
     UndefinedReturnValue,
     _is_number,
     _is_tensorish,
     _shape_text,
-    add_control_node,
     aval_of,
-    close,
     describe,
-    enter,
     join_shapes,
     provisional,
-    scalar_bool,
-    to_value,
 )
 from graphc.ops.effects import Assert
 

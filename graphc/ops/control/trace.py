@@ -26,20 +26,13 @@ from graphc.ir.printer import has_effects
 from graphc.ops import elementwise as ew
 from graphc.ops.control.branch_outputs import unify_leaf
 from graphc.ops.control.staged_lists import staged
-from graphc.ops.control.values import (  # noqa: F401 - re-exported for loop.py, autograph
-    Undefined,
+from graphc.ops.control.values import (
     UndefinedReturnValue,
     _is_number,
     _is_tensorish,
     _join_all,
-    _same_python,
     _shape_text,
-    aval_of,
     describe,
-    is_symbolic,
-    join_shapes,
-    probing,
-    provisional,
 )
 from graphc.ops.tensor_array.array import shape_branch_results
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphc.core.registry import bind
-from graphc.ops.creation import arange, asarray, zeros, zeros_like
+from graphc.ops.convert import asarray
+from graphc.ops.creation import arange, zeros, zeros_like
 from graphc.ops.join import concatenate
 from graphc.ops.linalg import tensordot
 from graphc.ops.shape import reshape, shape

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from graphc.core.shapes import normalize_axis
 from graphc.ops.gather import _gather_axes
-from graphc.ops.indexing import _expand
+from graphc.ops.index_keys import _expand
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
