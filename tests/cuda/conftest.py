@@ -4,6 +4,10 @@ The variable must be set before numba.cuda is first imported: this conftest sets
 pytest collects tests/cuda (before any test runs), and updates Numba's config when Numba
 itself was already imported by other tests. The PTX tests run without it, in a child
 process (tests/cuda/test_ptx_kernels.py).
+
+On a machine with a GPU, ``NUMBA_ENABLE_CUDASIM=0 python -m pytest tests/cuda`` runs the
+same tests on the real device instead (launches with the default grid); the tests that
+check the simulator itself (test_shared_memory_races.py) are skipped then, with a reason.
 """
 
 import os
@@ -13,13 +17,16 @@ import pytest
 
 from graphc.runtime.cuda import codegen
 
-os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-if "numba.core.config" in sys.modules:
-    sys.modules["numba.core.config"].ENABLE_CUDASIM = True
-# The simulator runs blocks one after another with a Python thread per CUDA thread: at
-# most 2 blocks per launch (grid-stride loops cover the rest) keeps these tests fast and
-# still runs every kernel with more than one block.
-codegen.settings.max_grid = 2
+REAL_GPU = os.environ.get("NUMBA_ENABLE_CUDASIM") == "0"
+
+if not REAL_GPU:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    if "numba.core.config" in sys.modules:
+        sys.modules["numba.core.config"].ENABLE_CUDASIM = True
+    # The simulator runs blocks one after another with a Python thread per CUDA thread:
+    # at most 2 blocks per launch (grid-stride loops cover the rest) keeps these tests
+    # fast and still runs every kernel with more than one block.
+    codegen.settings.max_grid = 2
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +40,8 @@ def _fast_thread_switches():
     sys.setswitchinterval(before)
 
 
-if "numba.cuda" in sys.modules:  # pragma: no cover - a misordered suite, say so loudly
+# a misordered suite (numba.cuda imported before the simulator was chosen): say so loudly
+if "numba.cuda" in sys.modules and not REAL_GPU:  # pragma: no cover
     from numba.core import config
 
     assert config.ENABLE_CUDASIM, (

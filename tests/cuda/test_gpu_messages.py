@@ -56,3 +56,22 @@ def test_a_data_dependent_shape_gets_shape_advice():
                if issubclass(w.category, gc.errors.FallbackWarning)]
     assert "test_gpu_messages.py:43" in text and "known shapes" in text, text
     assert "variable updates" not in text and "%" not in text, text
+
+
+def test_numba_cudas_grid_size_warning_is_off_unless_asked_for(monkeypatch):
+    """graphc sizes grids from its arrays: numba-cuda's "Grid size 1 will likely result in
+    GPU under-utilization" on a small array is no mistake of the user's (and points into
+    numba-cuda), so loading numba.cuda turns it off; the user's own variable wins."""
+    from numba.cuda.core import config
+
+    from graphc.runtime.cuda import target
+
+    target.cuda()
+    assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 0
+    monkeypatch.setattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS", 1)
+    monkeypatch.setenv("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "1")
+    target._quiet_occupancy_warnings()
+    assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 1
+    monkeypatch.delenv("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS")
+    target._quiet_occupancy_warnings()
+    assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 0

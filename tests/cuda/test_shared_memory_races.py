@@ -16,6 +16,7 @@ Three checks, each of which a shared-memory race would fail:
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -29,6 +30,10 @@ from graphc.core.tensor import _symbolic
 from graphc.core.trace import TraceContext
 from graphc.ir.graph import Aval
 from graphc.runtime.cuda import executor, target
+
+# These check the simulator itself (conftest.py: NUMBA_ENABLE_CUDASIM=0 runs on a GPU)
+pytestmark = pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") == "0",
+                                reason="checks Numba's CUDA simulator itself")
 
 cuda = None  # numba.cuda, imported by the test that launches a kernel of its own
 RNG = np.random.default_rng(7)

@@ -13,6 +13,10 @@ on scalars (0.30: no ``floor``, ``rint``, ``trunc``, ``sqrt``, ``cbrt``, ``exp2`
   GPU runs the code the CPU runs; numba-cuda compiles ``numba.njit`` functions called
   from a kernel as device functions (the bit casts and FMA intrinsics lower to PTX);
 * ``H`` is ``runtime/numba_helpers`` (its scalar helpers compile as device functions too).
+* vmath's own LLVM intrinsics that NVVM cannot lower (``ldexp_f32`` is ``llvm.ldexp``,
+  ``rint_i32`` is ``llvm.lrint``: left in the PTX as calls to undefined functions, which
+  the GPU's PTX assembler rejects) are replaced, in the rebuilt functions' globals, by
+  libdevice's ``ldexpf`` and ``float2int_rn``, which compute the same values.
 
 Under the simulator (``NUMBA_ENABLE_CUDASIM=1``) kernels are plain Python: ``np`` is
 NumPy, ``V`` and ``H`` the CPU modules. Only the CUDA executor imports this module.
@@ -118,6 +122,24 @@ def _classify(lo, hi, for_ints):
     return typer
 
 
+def _device_intrinsics() -> dict:
+    """CUDA versions of vmath_base's intrinsics that NVVM has no lowering for."""
+    out = _cache.get("intrinsics")
+    if out is None:
+        import numba  # deferred: imports Numba
+        from numba.cuda import libdevice  # deferred: imports numba.cuda
+
+        def ldexp_f32(x, n):
+            return libdevice.ldexpf(x, n)
+
+        def rint_i32(x):
+            return libdevice.float2int_rn(x)  # round half to even, as llvm.lrint
+
+        out = _cache["intrinsics"] = {f.__name__: numba.njit(inline="always")(f)
+                                      for f in (ldexp_f32, rint_i32)}
+    return out
+
+
 def _vmath_module():
     mod = _cache.get("V")
     if mod is not None:
@@ -147,7 +169,8 @@ def _rebuild(fn, rebuilt: dict, module_globals: dict):
     py = fn.py_func
     g = module_globals.get(id(py.__globals__))
     if g is None:
-        g = module_globals[id(py.__globals__)] = dict(py.__globals__, np=_np_module())
+        g = module_globals[id(py.__globals__)] = dict(py.__globals__, np=_np_module(),
+                                                      **_device_intrinsics())
     new = pytypes.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
     rebuilt[fn] = out = numba.njit(inline="always")(new)
     for name in py.__code__.co_names:

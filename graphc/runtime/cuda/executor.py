@@ -25,7 +25,7 @@ from graphc.core.spec import shape_compatible
 from graphc.ir.printer import node_signature
 from graphc.passes.specialize import for_shapes
 from graphc.runtime import fallback
-from graphc.runtime.cuda import codegen, devmath, target
+from graphc.runtime.cuda import codegen, devmath, memory, target
 
 _modules: dict = {}
 _modules_lock = threading.Lock()
@@ -227,8 +227,8 @@ def _exec(source: str, index: int):
     cuda = target.cuda()
     filename = f"<graphc-cuda-{abs(hash(source)):x}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns = {"cuda": cuda, "numba": numba, "_kernel": cuda.jit, "_empty": cuda.device_array,
-          "_host": _host,
+    ns = {"cuda": cuda, "numba": numba, "_kernel": target.kernel_decorator(),
+          "_empty": memory.empty, "_host": _host,
           "_pred": _pred, "_index": _index, "_flag": _flag, "_recheck": _recheck,
           **devmath.namespaces(target.simulator())}
     with cuda.gpus[index]:

@@ -22,7 +22,7 @@ from graphc.core.registry import get
 from graphc.ir.graph import Aval
 from graphc.runtime.cuda.kernels_elementwise import coord_lines, elementwise
 from graphc.runtime.cuda.lowering import DVal, emitter, launch_1d, strides
-from graphc.runtime.scalar_templates import Unsupported, literal
+from graphc.runtime.scalar_templates import Unsupported, cast, literal
 
 
 def _affine(base, strides_, shape) -> str:
@@ -33,8 +33,9 @@ def _affine(base, strides_, shape) -> str:
     return " + ".join(terms) or "0"
 
 
-def copy(g, src: DVal, dst: str, shape, sb, ss, db=0, ds=None) -> None:
-    """Launch ``dst[db + c.ds] = src[sb + c.ss]`` over ``shape`` (``ds``: C strides)."""
+def copy(g, src: DVal, dst: str, shape, sb, ss, db=0, ds=None, dtype=None) -> None:
+    """Launch ``dst[db + c.ds] = src[sb + c.ss]`` over ``shape`` (``ds``: C strides);
+    ``dtype``: the destination's, when it is not the source's (each element converted)."""
     n = math.prod(shape)
     if not n:
         return
@@ -45,10 +46,19 @@ def copy(g, src: DVal, dst: str, shape, sb, ss, db=0, ds=None) -> None:
     body = ["i = cuda.grid(1)", "st = cuda.gridsize(1)", f"while i < {n}:",
             *("    " + ln for ln in coord_lines(shape, used)),
             f"    o0[{'i' if contiguous else _affine(db, ds, shape)}] = "
-            f"a0[{_affine(sb, ss, shape)}]",
+            f"{_converted(f'a0[{_affine(sb, ss, shape)}]', src.aval.dtype, dtype)}",
             "    i += st"]
-    k = g.kernel(["a0", "o0"], [src.aval.dtype, src.aval.dtype], body, *launch_1d(n))
+    dtype = src.aval.dtype if dtype is None else np.dtype(dtype)
+    k = g.kernel(["a0", "o0"], [src.aval.dtype, dtype], body, *launch_1d(n))
     g.line(f"{k}({src.name}, {dst})")
+
+
+def _converted(expr: str, src, dst) -> str:
+    """``expr`` (an element of dtype ``src``) as a ``dst`` value (concatenating an int32
+    and an int64 array writes int32 elements into an int64 result)."""
+    if dst is None or np.dtype(dst) == np.dtype(src):
+        return expr
+    return cast(expr, dst)
 
 
 @emitter("reshape", "expand_dims", "squeeze")
@@ -158,7 +168,7 @@ def _concatenate(g, node, ins, outs):
         if node.op.name == "stack":
             shape.insert(axis, 1)
         st = strides(shape)
-        copy(g, x, outs[0], shape, 0, st, at * ds[axis], ds)
+        copy(g, x, outs[0], shape, 0, st, at * ds[axis], ds, aval.dtype)
         at += shape[axis]
     return [val]
 

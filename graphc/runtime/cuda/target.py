@@ -10,6 +10,7 @@ Importing it here also makes the simulator's shared arrays thread-safe
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 
@@ -32,8 +33,21 @@ def cuda():
                         "the CUDA backend needs numba-cuda: pip install 'graphc[cuda]' "
                         f"({e})") from e
                 _fix_simulator_shared_arrays()
+                _quiet_occupancy_warnings()
                 _cuda = mod
     return _cuda
+
+
+def _quiet_occupancy_warnings() -> None:
+    """Turn off numba-cuda's "Grid size N will likely result in GPU under-utilization"
+    warning, unless ``NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS`` is set: graphc sizes every
+    launch's grid from its array, so a small grid means a small array, not a mistake of
+    the user's, and the warning would point into numba-cuda rather than the user's code."""
+    if "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS" in os.environ:
+        return
+    from numba.cuda.core import config  # deferred: imports numba.cuda
+
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 
 
 _shared_lock = threading.Lock()
@@ -87,6 +101,49 @@ def _fix_simulator_shared_arrays() -> None:
 
 
 _array_types = None
+
+
+def kernel_decorator():
+    """What generated modules call ``_kernel``: ``cuda.jit`` on a GPU. Under the simulator,
+    ``cuda.jit`` wrapped so that every launch checks its arrays' dtypes against the
+    kernel's declared signature: a GPU reinterprets an int64 buffer passed as int32[::1]
+    (the values come out as garbage), while the simulator's Python assignment converts
+    silently, so without this check the simulated tests pass code a GPU gets wrong."""
+    jit = cuda().jit
+    if not simulator():
+        return jit
+
+    def decorator(sig):
+        def wrap(fn):
+            return _CheckedKernel(jit(sig)(fn), fn.__name__, sig)
+        return wrap
+    return decorator
+
+
+class _CheckedKernel:
+    """A simulated kernel whose launches check their arrays' dtypes (kernel_decorator)."""
+
+    def __init__(self, kernel, name, sig):
+        from numba.core import sigutils  # deferred: imports Numba
+        from numba.np import numpy_support  # deferred: imports Numba
+
+        self._kernel, self._name = kernel, name
+        # (argument index, declared element dtype) of each array parameter
+        self._arrays = [(i, numpy_support.as_dtype(t.dtype))
+                        for i, t in enumerate(sigutils.normalize_signature(sig)[0])
+                        if hasattr(t, "dtype")]
+
+    def __getitem__(self, config):
+        launch = self._kernel[config]
+
+        def run(*args):
+            for i, want in self._arrays:
+                if args[i].dtype != want:
+                    raise TypeError(f"kernel {self._name}: argument {i} is a "
+                                    f"{args[i].dtype} array, declared {want}[::1] (a GPU "
+                                    "would misread it)")
+            return launch(*args)
+        return run
 
 
 def device_array_types() -> tuple:
