@@ -23,7 +23,7 @@ ones = gnp.ones([5, 3], dtype=gnp.float32)
 print(f"An ND array: shape={ones.shape}, ndim={ones.ndim}, dtype={ones.dtype}, "
       f"size={ones.size}, device={ones.device!r}")
 print(f"Its transpose has shape {ones.T.shape}; its type is gc.{type(ones).__name__} "
-      f"(gnp.ndarray is gc.Tensor: {gnp.ndarray is gc.Tensor})")
+      f"(isinstance(ones, gnp.ndarray): {isinstance(ones, gnp.ndarray)})")
 print("t.numpy() is a", type(ones.numpy()).__name__, "copy; rank 0 gives a NumPy scalar:",
       repr(gnp.asarray(2.5).numpy()))
 print("Methods work as in NumPy: ones.sum(axis=0) =", ones.sum(axis=0))

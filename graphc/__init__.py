@@ -110,13 +110,14 @@ from graphc.core.tensor import install as _install_tensor  # noqa: E402
 from graphc.dask import api as _dask_api  # noqa: E402
 from graphc.functions import function as _function_module  # noqa: E402
 from graphc.ops import indexing as _indexing  # noqa: E402
+from graphc.ops import inplace as _inplace  # noqa: E402
 from graphc.ops.operators import install_operators as _install_operators  # noqa: E402
 from graphc.transforms import batching as _batching  # noqa: E402
 from graphc.transforms import graph_vjp as _graph_vjp  # noqa: E402
 from graphc.transforms import recording as _recording  # noqa: E402
 
 # Tensor's methods and operators (graphc.numpy serves t.sum(), t.reshape(), ...)
-_install_tensor(numpy, _indexing, _install_operators)
+_install_tensor(numpy, _indexing, _inplace, _install_operators)
 # a recording GradientTape sees every op bind runs or a trace records
 _hooks.record_bind = _recording.record_bind
 _hooks.record_node = _recording.record_node
@@ -143,4 +144,4 @@ config.list_devices = _device_names.list_devices
 config.list_physical_devices = _device_names.list_physical_devices
 config.list_logical_devices = _device_names.list_logical_devices
 del (_batching, _cuda_backend, _dask_api, _device_names, _function_module, _graph_vjp, _hooks,
-     _indexing, _install_operators, _install_tensor, _recording)
+     _indexing, _inplace, _install_operators, _install_tensor, _recording)

@@ -71,6 +71,13 @@ class RetracingWarning(UserWarning):
     """
 
 
+class AliasError(ValueError):
+    """A write (``t[k] = v``, ``t += u``, ...) that graphc cannot give NumPy's meaning while
+    tracing: through a view whose aliasing depends on memory layout, a use of such a view
+    after its base was written, or a write inside a tensor-dependent branch or loop into a
+    tensor made outside it. The message names the lines involved."""
+
+
 class AutographError(ValueError):
     """AutoGraph could not convert a Python construct on tensors.
 

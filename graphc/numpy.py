@@ -3,7 +3,8 @@
 Every function here is a thin wrapper that calls ``bind`` on a registered op (declared
 once in ``graphc/ops/``), so it runs eagerly on concrete values and records a node while
 tracing. Arguments may be tensors, NumPy arrays or Python values; Python numbers are weak
-(NEP 50). Results are ``gc.Tensor`` (``gnp.ndarray`` is the same class).
+(NEP 50). Results are ``gc.Tensor``; ``isinstance(t, gnp.ndarray)`` holds for them, and
+``gnp.ndarray(shape, dtype)`` allocates as NumPy's constructor does (zero-filled).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import numpy as _np
 from graphc import config as _config
 from graphc.core.registry import bind as _bind
 from graphc.core.registry import fast_binary, fast_unary
-from graphc.core.tensor import Tensor as ndarray  # noqa: F401
 from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespace)
     bool_,
     complex64,
@@ -43,6 +43,7 @@ from graphc.ops.creation import (  # noqa: F401
     full_like,
     identity,
     linspace,
+    ndarray,
     ones,
     ones_like,
     zeros,

@@ -15,6 +15,7 @@ import builtins
 
 import numpy as np
 
+from graphc.autograph import builtin_calls
 from graphc.autograph.conditionals import (
     and_,
     as_bool,
@@ -32,7 +33,6 @@ from graphc.ops.control.values import Undefined, UndefinedReturnValue, is_symbol
 from graphc.ops.creation import arange
 from graphc.ops.effects import Assert, print_
 from graphc.ops.shape import shape as shape_op
-from graphc.tf_api import cast
 
 __all__ = ["Undefined", "UndefinedReturnValue", "if_stmt", "while_stmt", "for_stmt", "and_",
            "or_", "not_", "compare_chain", "if_exp", "call_builtin", "assert_stmt", "ld", "ldu",
@@ -89,14 +89,12 @@ def retval(value, returned=True, name=None):
 
 
 # --------------------------------------------------------------------------- calls
-_CASTS = {builtins.int: np.int64, builtins.float: np.float64}
-
-
 def call_builtin(func, args, kwargs):
     """``func(*args, **kwargs)`` when ``func`` is a builtin that converted code treats
     specially, else ``NotImplemented`` (``ag__.call``, in ``api.py``, then converts a user
-    function and calls it): ``int``, ``float``, ``bool``, ``len`` and ``range`` of
-    symbolic tensors become graph ops, and ``print`` of one becomes ``gc.print`` (it
+    function and calls it): ``bool``, ``len`` and ``range`` of symbolic tensors become
+    graph ops, as do ``max``, ``min``, ``sum``, ``round``, ``int`` and ``float``
+    (``builtin_calls.py``), and ``print`` of one becomes ``gc.print`` (it
     prints each time the graph runs, as TensorFlow's AutoGraph turns ``print`` into
     ``tf.print``); a list method changing a list a staged construct must not change
     raises."""
@@ -105,9 +103,10 @@ def call_builtin(func, args, kwargs):
         construct = outer_construct(func.__self__)
         if construct is not None:
             raise AutographError(_list_mutation_message(func.__name__, construct))
+    staged = builtin_calls.call(func, args, kwargs)
+    if staged is not NotImplemented:
+        return staged
     if args and is_symbolic(args[0]) and len(args) == 1 and not kwargs:
-        if func in _CASTS:
-            return cast(args[0], _CASTS[func])
         if func is builtins.bool:
             return as_bool(args[0])
         if func is builtins.len:

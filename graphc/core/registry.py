@@ -89,6 +89,13 @@ class OpDef:
     * ``attrs``: every attr the op takes, name -> kind (``graphc.core.attr_types``:
       ``{"axis": AXES, "keepdims": BOOL}``; ``{}`` for none). A loaded saved graph's
       attrs are checked against it.
+    * ``view(*avals, **attrs)``: whether NumPy's version of the op returns a view of its
+      first operand: ``True`` (always, for these operands: ``getitem`` with a basic key,
+      ``transpose``), ``False`` (a new array), ``"layout"`` (a view or a copy by the
+      memory layout: ``reshape``); ``view=None``: never.
+      ``unview(base, new_view, *other_inputs, **attrs) -> new_base``: the base after a
+      write through such a view, written with ops through ``bind``;
+      ``None`` where graphc cannot write through it (``graphc.core.mutation``).
     * ``blocks``: how the op runs on the blocks of a chunked array (``graphc.dask``), a
       rule of :mod:`graphc.ops.blocks`; ``None``: blockwise when ``elementwise``, else
       the op cannot be split by blocks.
@@ -105,6 +112,8 @@ class OpDef:
     stateful: bool = False
     grad: Callable | None = None
     batch: Callable | None = None
+    view: Callable | None = None
+    unview: Callable | None = None
     attrs: dict | None = None
     blocks: object = None
     extra: dict = field(default_factory=dict)
@@ -229,6 +238,12 @@ def bind(op: OpDef, *args, **attrs):
 
 def _bind(op: OpDef, args, attrs):
     if _open and _local.stack:
+        for a in args:
+            if type(a) is Tensor and a._np is not None:  # an eager tensor used in a trace
+                ctx = _local.stack[-1]
+                args = [ctx.capture(x) if type(x) is Tensor and x._np is not None else x
+                        for x in args]
+                break
         if weak.any_weak():
             return _bind_weak(op, args, attrs)
         return _local.stack[-1].bind(op, _operands(op, args), attrs)

@@ -1,12 +1,15 @@
 """``gc.Tensor``: the one tensor type users see, eager or symbolic.
 
-An *eager* tensor holds an immutable ``numpy.ndarray`` (``_np``); a *symbolic* tensor
-names an ``ir.Value`` in the graph being traced (``_sym``). Both share every operator and
-method: each one calls an op through ``bind``, which runs it now or records it.
+An *eager* tensor holds a ``numpy.ndarray`` (``_np``); a *symbolic* tensor names an
+``ir.Value`` in the graph being traced (``_sym``). Both share every operator and method:
+each one calls an op through ``bind``, which runs it now or records it.
 
+Tensors follow NumPy's mutation semantics: ``t[k] = v``, ``t += u``, ``t.sort()`` write
+into ``t`` (eagerly into its array, which NumPy views of it share; while tracing by
+rebinding ``_sym`` to an update op's result: ``graphc.core.mutation``).
 ``t.numpy()`` returns a copy of the data (a NumPy scalar for rank 0, like
 ``np.asarray(a)[()]``), so changing it never changes the tensor; ``np.asarray(t)`` returns
-a read-only view without copying.
+the tensor's own array (a view: writes into it change the tensor).
 
 The arithmetic and comparison operators are attached by ``graphc/ops/operators.py``.
 """
@@ -25,7 +28,7 @@ _OPERAND_TYPES = (int, float, bool, complex, np.ndarray, list, tuple, np.generic
 
 
 class Tensor:
-    """An n-dimensional array value, immutable, eager or symbolic.
+    """An n-dimensional array, eager or symbolic, with NumPy's in-place semantics.
 
     >>> import graphc as gc, graphc.numpy as gnp
     >>> t = gnp.ones([2, 3]) * 2
@@ -42,7 +45,6 @@ class Tensor:
         if isinstance(value, Tensor):
             value = value._np if value._np is not None else value
         self._np = np.array(numpy_literal(value, dtype), copy=True)
-        self._np.flags.writeable = False
         self._sym = None
 
     # -- attributes -----------------------------------------------------------------
@@ -125,9 +127,19 @@ class Tensor:
             return arr.astype(dtype)
         if copy:
             return arr.copy()
-        view = arr.view()
-        view.flags.writeable = False
-        return view
+        return arr  # np.asarray(t) is a view of t, as for an ndarray
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs on tensors (NEP 13): ``ndarray op tensor`` and ``np.exp(t)`` give
+        graphc's op and a tensor; with ``out=`` (``ndarray += tensor`` is ``np.add(a, t,
+        out=a)``) the result is written into ``out``, as NumPy does."""
+        out = kwargs.get("out")
+        if out is not None:
+            return _inplace.ufunc_out(ufunc, method, inputs, kwargs, _gnp)
+        fn = getattr(_gnp, ufunc.__name__, None) if method == "__call__" else None
+        if fn is not None and not kwargs:
+            return fn(*inputs)
+        return getattr(ufunc, method)(*_to_numpy(inputs), **_to_numpy(kwargs))
 
     def __array_function__(self, func, types, args, kwargs):
         # NumPy functions called on tensors (np.sum(t), np.concatenate([t, a])) run NumPy's
@@ -167,12 +179,7 @@ class Tensor:
         return (self[i] for i in range(n))
 
     def __setitem__(self, key, value):
-        raise TypeError(
-            "graphc tensors are immutable: 't[i] = v' is not supported. Build a new tensor "
-            "instead: gnp.where(mask, new_values, t) for masked updates, "
-            "gc.tensor_scatter_nd_update(t, indices, updates) for updates at indices, or "
-            "keep mutable state in a gc.Variable"
-        )
+        _indexing.setitem(self, key, value)
 
     def __repr__(self):
         if self._np is None:
@@ -277,7 +284,12 @@ class Tensor:
         return _gnp.take(self, indices, axis=axis)
 
     def sort(self, axis=-1):
-        return _gnp.sort(self, axis=axis)
+        """Sort in place along ``axis`` (NumPy's method; ``gnp.sort(t)`` returns a copy)."""
+        _inplace.sort(self, _gnp.sort, axis)
+
+    def fill(self, value):
+        """Set every element to ``value`` in place (NumPy's method)."""
+        _inplace.fill(self, value, _gnp.full_like)
 
     def argsort(self, axis=-1):
         return _gnp.argsort(self, axis=axis)
@@ -340,14 +352,15 @@ def _symbolic(value) -> Tensor:
     return t
 
 
-_gnp = _indexing = None
+_gnp = _indexing = _inplace = None
 
 
-def install(numpy_namespace, indexing, install_operators) -> None:
+def install(numpy_namespace, indexing, inplace, install_operators) -> None:
     """Connect Tensor to the layers above the core; the face (``graphc/__init__``) calls it
     once: ``numpy_namespace`` (``graphc.numpy``) serves the NumPy-named methods
-    (``t.sum()``), ``indexing`` (``graphc.ops.indexing``) ``t[...]``, and
-    ``install_operators(Tensor)`` attaches the Python operators."""
-    global _gnp, _indexing
-    _gnp, _indexing = numpy_namespace, indexing
+    (``t.sum()``), ``indexing`` (``graphc.ops.indexing``) ``t[...]`` and ``t[...] = v``,
+    ``inplace`` (``graphc.ops.inplace``) the in-place methods, and
+    ``install_operators(Tensor)`` attaches the Python operators (in-place ones too)."""
+    global _gnp, _indexing, _inplace
+    _gnp, _indexing, _inplace = numpy_namespace, indexing, inplace
     install_operators(Tensor)

@@ -17,13 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import source_info
+from graphc.core import mutation
 
 # the per-thread stack of open contexts (``local.stack``), the list of contexts open in any
 # thread, and their two questions: kept in contexts.py, below Tensor, which asks them too
 from graphc.core.contexts import active, current, local, open_contexts  # noqa: F401
 from graphc.core.registry import get
 from graphc.core.tensor import Tensor, _symbolic
-from graphc.errors import InvalidArgumentError, SymbolicTensorError
+from graphc.errors import AliasError, InvalidArgumentError, SymbolicTensorError
 from graphc.ir import graph as ir
 
 
@@ -70,7 +71,7 @@ class TraceContext:
         """The graph value for an operand: symbolic tensor, eager tensor or ndarray."""
         if isinstance(operand, Tensor):
             if operand._np is not None:
-                return self.constant(operand._np)
+                return self.constant(self.capture(operand))
             return self._own(operand._sym)
         if isinstance(operand, np.ndarray):
             return self.constant(operand)
@@ -79,6 +80,8 @@ class TraceContext:
     def _own(self, v: ir.Value) -> ir.Value:
         if v.id in self.owned:
             return v
+        if type(v) is mutation.Stale:
+            raise AliasError(f"{v.message}. It was used{source_info.where()}")
         hit = self.captures.get(v.id)
         if hit is not None:
             return hit[1]
@@ -94,6 +97,25 @@ class TraceContext:
         self.owned.add(inner.id)
         self.captures[v.id] = (outer, inner)
         return inner
+
+    def capture(self, t) -> np.ndarray:
+        """An eager tensor used while tracing becomes a constant of its contents now: a
+        copy (tensors are mutable), one per tensor and trace. A ``gc.function``'s trace
+        lists it (``captured``: tensor, contents), so a call after a write into it refuses
+        rather than use the old contents (``ConcreteFunction._check_captures``)."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        snapshots = root.__dict__.setdefault("snapshots", {})
+        hit = snapshots.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        snapshot = t._np.copy()
+        snapshots[id(t)] = (t, snapshot)  # holds t: its id stays its own
+        captured = getattr(root, "captured", None)
+        if captured is not None:
+            captured.append((t, snapshot))
+        return snapshot
 
     def knows(self, v: ir.Value) -> bool:
         ctx = self
@@ -155,7 +177,14 @@ class TraceContext:
         single = isinstance(avals, ir.Aval)
         outs = self.add_node(op, values, attrs, (avals,) if single else tuple(avals))
         if single and not op.multiple_results:
-            return _symbolic(outs[0])
+            out = _symbolic(outs[0])
+            base = operands[0] if operands else None
+            if op.view is not None and type(base) is Tensor and base._np is None:
+                kind = op.view(*[v.aval for v in values], **attrs)
+                if kind:
+                    mutation.record_view(self, base, out, op, operands[1:], attrs,
+                                         certain=kind is True)
+            return out
         return [_symbolic(o) for o in outs]
 
     def finish(self, outputs) -> ir.Graph:

@@ -24,6 +24,7 @@ from graphc.core.device_tensor import made as _made
 from graphc.core.interpreter import run_graph
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.core.trace import TraceContext
+from graphc.errors import AliasError
 from graphc.functions import placement, variable_aliasing
 from graphc.functions.call_checks import (
     check_array_argument,
@@ -34,6 +35,7 @@ from graphc.functions.call_checks import (
 from graphc.functions.replay import replay
 from graphc.functions.signature import TensorSpec
 from graphc.ir import graph as ir
+from graphc.ops import inplace
 from graphc.ops.state import argument_input
 from graphc.passes import optimize
 from graphc.transforms import recording
@@ -65,8 +67,10 @@ def _leaf_array(x):
 def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunction":
     """Trace ``python_fn`` on placeholders built from ``args`` (in parameter order)."""
     started = time.perf_counter()
+    placeholders = []  # (input position, the argument's tensor, its graph input)
     ctx = TraceContext(function.__name__)
     ctx.function = function  # gc.Variable checks it: creating variables is first-trace-only
+    ctx.captured = []  # eager tensors the body used: (tensor, contents when traced)
     input_names = {}
     structured = []
     call_args = []
@@ -90,6 +94,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                     input_names[v.id] = name if td is None else f"{name} (leaf {i})"
                     specs.append(spec)
                     symbols.append(_symbolic(v))
+                    placeholders.append((len(ctx.inputs) - 1, symbols[-1], v))
                 else:
                     specs.append(leaf)
                     symbols.append(leaf)
@@ -110,8 +115,16 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                 template.append(_TENSOR)
             else:
                 template.append(leaf)
+        # arguments the function wrote into: their final values are extra outputs, written
+        # back into the caller's arrays after each call (NumPy semantics)
+        writes = [(k, t) for k, t, v in placeholders if t._sym is not v]
+        values += [ctx.value_of(t) for _, t in writes]
     graph = ctx.finish(values)
     concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+    if writes:
+        concrete._writes = tuple(k for k, _ in writes)
+        concrete._single = False  # the extra outputs: no one-tensor fast path
+    concrete._captured = tuple(ctx.captured)
     concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
     concrete._aliases = variable_aliasing.traced_pairs(args)
     return concrete
@@ -170,6 +183,11 @@ class ConcreteFunction:
         else:
             self._tensor_positions = None
         self._optimized = {}  # optimizer options -> (graph, report)
+        # input positions of the arguments the function writes into; their final values
+        # are the graph's last outputs (``_write_back``)
+        self._writes = ()
+        # eager tensors the trace used as constants: (tensor, contents when traced)
+        self._captured = ()
         self._single = (len(out_template) == 1 and out_treedef is None
                         and out_template[0] is _TENSOR)
         self._executor = None  # arrays -> arrays, built on first call
@@ -292,25 +310,49 @@ class ConcreteFunction:
                 arrays):
             device = eager_placement.choose(arrays, self)
             if device != eager_placement.CPU:
+                if self._captured:
+                    self._check_captures()
                 outs = placement.run_call(self, device, arrays)
                 return outs[0] if self._single else self._wrap_outputs(outs)
         return self._call_arrays(arrays)
 
+    def _check_captures(self) -> None:
+        """Refuse a call after a write into a tensor this trace captured as a constant."""
+        for t, snapshot in self._captured:
+            if not np.array_equal(t._np, snapshot, equal_nan=t.dtype.kind in "fc"):
+                raise AliasError(
+                    f"gc.function {self.name!r} uses a tensor from outside the function "
+                    f"(a captured tensor of shape {t.shape}) that was written into after "
+                    "the function was traced; graphc captures tensors by their contents "
+                    "when tracing. Pass the tensor as an argument instead")
+
     def _call_replayed(self, flat_args):
         """The graph's ops bound one by one (``graphc/functions/replay.py``): inlined into
         the trace being built, or run eagerly where this thread's tapes record them."""
+        if self._captured:
+            self._check_captures()
         leaves = [x for a in flat_args for x in nest.flatten(a)[0] if _is_tensor_leaf(x)]
         inputs = [x if isinstance(x, Variable | Tensor) else _eager(np.asarray(x))
                   for x in leaves]
         outs = replay(self.graph, inputs)
+        if self._writes:  # into the caller's tensors: rebound in its trace
+            n = len(outs) - len(self._writes)
+            for k, value in zip(self._writes, outs[n:]):
+                inplace.check_writable(inputs[k], f"gc.function {self.name!r}")
+                inplace.store(inputs[k], value)
+            outs = outs[:n]
         return outs[0] if self._single else self._wrap_outputs(outs)
 
     def _call_arrays(self, arrays):
         """Run on the input arrays (tensor leaves in order) and wrap the outputs."""
+        if self._captured:
+            self._check_captures()
         executor = self._executor
         if executor is None or self._executor_version != _state.optimizer_version:
             executor = self._build_executor()
         outs = executor(arrays)
+        if self._writes:
+            outs = self._write_back(arrays, outs)
         if self._single:  # _eager inlined: this is the per-call hot path
             out = outs[0]
             t = _new(Tensor)
@@ -361,8 +403,28 @@ class ConcreteFunction:
         executor."""
         self._hot = None
         self._executor, self._executor_version = executor, version
-        if self._single:
+        if self._single and not self._captured:  # _hot skips _check_captures
             self._hot = getattr(executor, "one", None)
+
+    def _write_back(self, arrays, outs):
+        """Copy the final values of the written arguments into the caller's arrays (an
+        ndarray, or a tensor's array); the user's outputs are returned."""
+        n = len(outs) - len(self._writes)
+        for k, value in zip(self._writes, outs[n:]):
+            target = arrays[k]
+            if not isinstance(target, np.ndarray):
+                raise TypeError(f"gc.function {self.name!r} writes into its argument "
+                                f"{self._argument_name(k)}, which is on a device: writes "
+                                "into device tensors are not supported yet")
+            if not target.flags.writeable:
+                raise ValueError(f"assignment destination is read-only: gc.function "
+                                 f"{self.name!r} writes into its argument "
+                                 f"{self._argument_name(k)}, a read-only array")
+            np.copyto(target, value, casting="unsafe")
+        return outs[:n]
+
+    def _argument_name(self, k) -> str:
+        return repr(self.input_names.get(self.graph.inputs[k].id, f"#{k}"))
 
     def _wrap_outputs(self, outs):
         leaves = list(self._out_template)

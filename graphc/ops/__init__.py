@@ -4,7 +4,8 @@ public functions that bind them.
 Gradient and batching rules that need functions of higher families are written in rule
 modules that import those families and attach the rules to the ops when imported
 (``elementwise_batch``, ``reduce_grad``, ``reduce_batch``, ``grad_arrays``,
-``shape_batch``, ``index_batch``, ``linalg_grad``, ``linalg_batch``,
+``shape_batch``, ``index_batch``, ``linalg_grad``, ``linalg_batch``, ``views`` (which
+ops return views, for in-place writes),
 ``tensor_array.grad``, ``control.grad``, ``control.batch``). Modules import each other in
 one direction only (a family never imports the module that attaches its rules), so
 importing any op module first runs this file, which loads every family and every rule
@@ -36,6 +37,7 @@ from graphc.ops import (  # noqa: F401 - the families, each registering its ops,
     shape,
     shape_batch,
     state,
+    views,
 )
 from graphc.ops.control import batch as _control_batch  # noqa: F401
 from graphc.ops.control import flow as _control_flow  # noqa: F401

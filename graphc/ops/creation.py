@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from graphc import config, source_info
-from graphc.core import placement, trace
+from graphc.core import device_scope, placement, trace
 from graphc.core.attr_types import BOOL, CONST, DTYPE, INT, NUMBER, OPT_DTYPE, SHAPE
 from graphc.core.device_scope import placing as _placing
 from graphc.core.device_tensor import made as _made
@@ -183,45 +183,75 @@ def _default_float():
     return np.dtype(np.float32) if config.state.prefer_float32 else np.dtype(np.float64)
 
 
-def full(shape, fill_value, dtype=None) -> Tensor:
+# NumPy's allocation signatures: ``order`` is checked as NumPy checks it and otherwise
+# ignored (a tensor's elements are read in logical order, so a Fortran-ordered array
+# reads the same); ``device`` places the new tensor as a ``gc.device`` scope would
+# ("cpu" as NumPy); ``like`` and ``subok`` are accepted and ignored (the result is a
+# tensor).
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """``np.full``: a tensor of ``shape`` filled with ``fill_value``.
 
     ``shape`` may hold traced 0-d integer tensors (``[n, 3]``) or be a 1-D integer
     tensor; dims known only at run time are ``None`` in the result's aval (the same for
     ``zeros``, ``ones``, ``empty`` and ``gc.fill``).
     """
+    if device is not None:
+        with device_scope.device(device):
+            return full(shape, fill_value, dtype, order)
+    _check_order(order, "CF")
     value = asarray(fill_value, dtype)
     return _bind_full(value, shape, value.dtype, "full")
 
 
-def zeros(shape, dtype=None) -> Tensor:
+def zeros(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """``np.zeros`` (float64 by default; ``gc.zeros`` defaults to float32); ``shape`` as
     in :func:`full`."""
+    if device is not None:
+        with device_scope.device(device):
+            return zeros(shape, dtype, order)
+    _check_order(order, "CF")
     dtype = as_dtype(dtype) or _default_float()
     return _bind_full(np.zeros((), dtype), shape, dtype, "zeros")
 
 
-def ones(shape, dtype=None) -> Tensor:
+def ones(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """``np.ones`` (float64 by default; ``gc.ones`` defaults to float32); ``shape`` as
     in :func:`full`."""
+    if device is not None:
+        with device_scope.device(device):
+            return ones(shape, dtype, order)
+    _check_order(order, "CF")
     dtype = as_dtype(dtype) or _default_float()
     return _bind_full(np.ones((), dtype), shape, dtype, "ones")
 
 
-def empty(shape, dtype=None) -> Tensor:
+def empty(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """``np.empty``; graphc fills it with zeros so results are deterministic."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, order, device=device)
 
 
-def zeros_like(a, dtype=None) -> Tensor:
-    return bind(FULL_LIKE, a, value=0, dtype=as_dtype(dtype))
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Tensor:
+    """``np.zeros_like``; ``shape`` overrides ``a``'s shape (``dtype`` defaults to
+    ``a``'s either way)."""
+    return full_like(a, 0, dtype, order, shape=shape, device=device)
 
 
-def ones_like(a, dtype=None) -> Tensor:
-    return bind(FULL_LIKE, a, value=1, dtype=as_dtype(dtype))
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Tensor:
+    """``np.ones_like``; ``shape`` as in :func:`zeros_like`."""
+    return full_like(a, 1, dtype, order, shape=shape, device=device)
 
 
-def full_like(a, fill_value, dtype=None) -> Tensor:
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+              device=None) -> Tensor:
+    """``np.full_like``; ``shape`` as in :func:`zeros_like`."""
+    if device is not None:
+        with device_scope.device(device):
+            return full_like(a, fill_value, dtype, order, shape=shape)
+    _check_order(order, "CFAK")
+    if shape is not None:
+        if dtype is None:
+            dtype = a.dtype if isinstance(a, Tensor | np.ndarray) else asarray(a).dtype
+        return full(shape, fill_value, dtype)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.numpy()
     if isinstance(fill_value, np.ndarray):
@@ -229,8 +259,58 @@ def full_like(a, fill_value, dtype=None) -> Tensor:
     return bind(FULL_LIKE, a, value=fill_value, dtype=as_dtype(dtype))
 
 
-def empty_like(a, dtype=None) -> Tensor:
-    return zeros_like(a, dtype)
+def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *,
+               device=None) -> Tensor:
+    """``np.empty_like``; graphc fills it with zeros, as :func:`empty`."""
+    return full_like(prototype, 0, dtype, order, shape=shape, device=device)
+
+
+def _check_order(order, allowed: str) -> None:
+    """NumPy's check of an ``order`` argument (graphc then ignores it)."""
+    if order is None:
+        return
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if order.upper() not in ("C", "F", "A", "K") or len(order) != 1:
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order.upper() not in allowed:
+        raise ValueError("only 'C' or 'F' order is permitted")
+
+
+class _NdarrayType(type):
+    """The metaclass of ``gnp.ndarray``: every ``gc.Tensor`` is an instance (and
+    ``gc.Tensor`` a subclass), calling the class allocates as NumPy's constructor does,
+    and other class attributes are ``gc.Tensor``'s (``gnp.ndarray.sum(t)``)."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor)
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls or issubclass(sub, Tensor)
+
+    def __getattr__(cls, name):
+        return getattr(Tensor, name)
+
+    def __call__(cls, shape, dtype=None, buffer=None, offset=0, strides=None, order=None):
+        if buffer is not None:
+            raise NotImplementedError(
+                "gnp.ndarray(shape, dtype, buffer=...) is not supported: a tensor cannot "
+                "share memory with a Python buffer; copy it with "
+                f"gnp.asarray(np.ndarray(shape, dtype, buffer, ...)){source_info.where()}")
+        _check_order(order, "CFAK")
+        return zeros(shape, dtype)
+
+
+class ndarray(metaclass=_NdarrayType):  # noqa: N801 - NumPy's name
+    """``np.ndarray``: ``gnp.ndarray(shape, dtype=float, buffer=None, offset=0,
+    strides=None, order=None)`` allocates a tensor of ``shape`` as NumPy's constructor
+    does (uninitialized in NumPy; graphc fills it with zeros, as ``gnp.empty``), eagerly
+    and while tracing; ``strides`` and ``offset`` are ignored without a ``buffer``, as in
+    NumPy, and a ``buffer`` is refused. ``isinstance(t, gnp.ndarray)`` holds for every
+    ``gc.Tensor``; the tensors' class itself is ``gc.Tensor``
+    (``type(t) is gnp.ndarray`` is false)."""
+
+    __module__ = "graphc.numpy"
 
 
 def eye(N, M=None, k=0, dtype=None) -> Tensor:

@@ -186,9 +186,9 @@ SOFTPLUS = register(OpDef(
 ))
 
 
-# x, with no gradient flowing back through it
+# x, with no gradient flowing back through it (a new array: tensors are writable)
 STOP_GRADIENT = register(OpDef(
-    name="stop_gradient", attrs={}, infer=lambda x: x, ref=lambda x: x, elementwise=True,
+    name="stop_gradient", attrs={}, infer=lambda x: x, ref=np.copy, elementwise=True,
     scalar="{0}",
 ))
 

@@ -133,6 +133,21 @@ def scatter_grad(cts, args, outs):
             ops.reshape(flat[n_t:], tuple(updates.shape)) if _want(updates) else None)
 
 
+def setitem_grad(cts, args, outs, key):
+    """``t[key] = v``: the overwritten region of ``t`` gets no gradient; ``v`` gets the
+    result's gradient over that region (summed back over broadcast dims by the walk)."""
+    x, value, *idx = args
+    g = cts[0]
+    gx = bind(indexing.SETITEM, g, np.zeros((), g.dtype), *idx, key=key) if _want(x) else None
+    gv = None
+    if _want(value):
+        gv = bind(indexing.GETITEM, g, *idx, key=key)
+        extra = len(value.shape) - len(gv.shape)  # leading 1s NumPy dropped from v
+        if extra > 0:
+            gv = ops.reshape(gv, (1,) * extra + tuple(gv.shape))
+    return (gx, gv) + (None,) * len(idx)
+
+
 # --------------------------------------------------------------------------- the rules
 join.CONCATENATE.grad = concatenate_grad
 join.STACK.grad = stack_grad
@@ -148,3 +163,4 @@ ops.SORT.grad, ops.REPEAT.grad = sort_grad, selection(ops.REPEAT)
 for _op in (indexing.GETITEM, indexing.TAKE, indexing.TAKE_ALONG_AXIS, gather.GATHER):
     _op.grad = selection(_op)
 gather.TENSOR_SCATTER_ND_UPDATE.grad = scatter_grad
+indexing.SETITEM.grad = setitem_grad

@@ -26,8 +26,10 @@ from graphc import source_info
 from graphc.core.attr_types import AXIS, NEST, STR
 from graphc.core.registry import OpDef, bind, register
 from graphc.core.shapes import broadcast_shapes, normalize_axis, probe_infer
+from graphc.core.tensor import Tensor
 from graphc.errors import InvalidArgumentError
 from graphc.ir.graph import Aval
+from graphc.ops import inplace
 from graphc.ops.blocks import BASIC_INDEX
 from graphc.ops.index_keys import (
     _decode,
@@ -112,6 +114,63 @@ def getitem(tensor, key):
     """
     entries, inputs = _encode(key)
     return bind(GETITEM, tensor, *inputs, key=entries)
+
+
+# --------------------------------------------------------------------------- t[key] = v
+def _setitem_infer(x, v, *idx, key):
+    region = _getitem_infer(x, *idx, key=key)
+    if region.shape is not None and v.shape is not None:
+        vs = list(v.shape)
+        while len(vs) > len(region.shape) and vs[0] in (1, None):  # NumPy drops leading 1s
+            vs.pop(0)
+        fits = len(vs) <= len(region.shape) and all(
+            a is None or b is None or a in (1, b)
+            for a, b in zip(vs[::-1], region.shape[::-1]))
+        if not fits:
+            raise ValueError(f"could not broadcast input array from shape {tuple(v.shape)} "
+                             f"into shape {tuple(region.shape)}")
+    return Aval(x.shape, x.dtype)
+
+
+def _setitem_ref(x, v, *arrays, key):
+    out = x.copy()
+    out[_decode(key, arrays) if arrays else _static_key(key)] = v  # NumPy's unsafe cast
+    return out
+
+
+# ``t[key] = v`` as a value: ``t`` with the indexed region replaced (a traced write is
+# this op and a rebinding of ``t``: graphc.core.mutation). ``v`` is weak: a Python number
+# takes ``t``'s kind, as NumPy writes it.
+SETITEM = register(OpDef(name="setitem", attrs={"key": NEST}, weak=(0, 1),
+                         infer=_setitem_infer, ref=_setitem_ref))
+
+
+def setitem(tensor, key, value) -> None:
+    """``tensor[key] = value`` with NumPy's meaning (``Tensor.__setitem__`` calls this):
+    eagerly a write into the tensor's array (its views see it); while tracing an update
+    op, and ``tensor`` (and its views) stand for the result (``graphc.core.mutation``)."""
+    inplace.check_writable(tensor, "t[key] = v")
+    if tensor._np is not None:
+        if isinstance(value, Tensor):
+            value = inplace.eager_operand(value)
+        tensor._np[_numpy_key(key)] = value
+        return
+    entries, inputs = _encode(key)
+    inplace.assign(tensor, bind(SETITEM, tensor, value, *inputs, key=entries))
+
+
+def _numpy_key(key):
+    """The key with eager tensors replaced by their arrays (NumPy indexes with it)."""
+    if isinstance(key, Tensor):
+        return inplace.eager_operand(key)
+    if type(key) is tuple:
+        return tuple(_numpy_key(k) for k in key)
+    if type(key) is list:
+        return [_numpy_key(k) for k in key]
+    if type(key) is slice and any(isinstance(p, Tensor) for p in (key.start, key.stop,
+                                                                    key.step)):
+        return slice(*(_numpy_key(p) for p in (key.start, key.stop, key.step)))
+    return key
 
 
 # --------------------------------------------------------------------------- take / gather

@@ -1,5 +1,6 @@
 """Tensor's Python operators (``+ - * / // % ** @``, comparisons, ``& | ^ << >>``, unary), each
-bound to one registered op through the eager fast paths of ``registry.py``."""
+bound to one registered op through the eager fast paths of ``registry.py``, and their
+in-place forms (``+=`` ...: ``graphc/ops/inplace.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 from graphc.core.registry import fast_binary, fast_unary
 from graphc.core.tensor import _operand
 from graphc.ops import elementwise as ew
-from graphc.ops import ufuncs
+from graphc.ops import inplace, ufuncs
 from graphc.ops.linalg import matmul as _matmul
 
 
@@ -35,9 +36,14 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
         "and": ew.BITWISE_AND, "or": ew.BITWISE_OR, "xor": ew.BITWISE_XOR,
         "lshift": ew.LEFT_SHIFT, "rshift": ew.RIGHT_SHIFT,
     }
+    symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+               "mod": "%", "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+               "rshift": ">>"}
     for name, op in table.items():
         setattr(Tensor, f"__{name}__", binary(op))
         setattr(Tensor, f"__r{name}__", binary(op, reflected=True))
+        setattr(Tensor, f"__i{name}__", inplace.operator(fast_binary(op), op.name,
+                                                         symbols[name]))
     power = Tensor.__pow__
 
     def pow_(self, other):
@@ -70,6 +76,7 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
 
     Tensor.__matmul__ = matmul
     Tensor.__rmatmul__ = rmatmul
+    Tensor.__imatmul__ = inplace.operator(_matmul, "matmul", "@")
     Tensor.__divmod__ = divmod_
     Tensor.__rdivmod__ = rdivmod
     Tensor.__neg__ = fast_unary(ew.NEGATIVE)

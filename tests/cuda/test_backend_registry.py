@@ -34,6 +34,7 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 ON_HOST = {
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
+    'setitem': 'no CUDA kernel for op setitem',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
 }

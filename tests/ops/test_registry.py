@@ -313,6 +313,10 @@ def _getitem(x, key):
 
 def _getitem_equiv(x, *arrays, key):
     """Rebuild the NumPy key from the encoded entries (see graphc/ops/index_keys.py)."""
+    return np.asarray(x[_key_items(key, arrays)])
+
+
+def _key_items(key, arrays):
     def bound(p):
         return arrays[p[1]] if isinstance(p, tuple) else p
 
@@ -326,7 +330,13 @@ def _getitem_equiv(x, *arrays, key):
             items.append(arrays[rest[0]])
         else:
             items.append({"newaxis": None, "ellipsis": Ellipsis}[tag])
-    return np.asarray(x[tuple(items)])
+    return tuple(items)
+
+
+def _setitem_equiv(x, v, *arrays, key):
+    out = x.copy()
+    out[_key_items(key, arrays)] = v
+    return out
 
 
 SAMPLES["getitem"] = [
@@ -337,6 +347,13 @@ SAMPLES["getitem"] = [
     _getitem(mixed((2, 3), F32), mask((2, 3))),
     _getitem(mixed((3, 4), I64), (np.array([0, 2]), slice(None), )),
     _getitem(mixed((2, 3, 4), F64), (np.array([0, 1]), slice(None), np.array([1, 3]))),
+]
+SAMPLES["setitem"] = [
+    s(mixed((2, 3), F32), pos((3,), F32), key=(("int", 0),)),
+    s(mixed((5,), I64), pos((), I64), key=(("slice", 1, None, 2),)),
+    s(mixed((2, 3), F64), pos((1, 2), F64), key=(("slice", None, None, None), ("int", -1))),
+    s(mixed((5,), I32), pos((2,), I32), np.array([0, 3]), key=(("array", 0),)),
+    s(mixed((2, 2), F32), pos((), F64), mask((2, 2)), key=(("array", 0),)),
 ]
 SAMPLES["take"] = [s(mixed((2, 3), F32), np.array([4, 0]), axis=None, mode="raise"),
                    s(mixed((3,), I32), np.array([[2, 1]], I32), axis=0, mode="raise"),
@@ -470,6 +487,7 @@ NUMPY_EQUIV = {
     "einsum": lambda *ops, subscripts: np.einsum(subscripts, *ops),
     "trace": lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
     "getitem": _getitem_equiv,
+    "setitem": _setitem_equiv,
     "take": lambda a, indices, axis=None, mode="raise": np.take(a, indices, axis=axis,
                                                                 mode=mode),
     "take_along_axis": lambda arr, indices, axis: np.take_along_axis(arr, indices, axis),

@@ -40,6 +40,7 @@ from graphc.runtime.cpu import (
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
     kernels_reduce,  # registers reduction emitters; fuses max/min into loops
     kernels_save_stack,  # noqa: F401  (registers the saving loop's stack: empty, push)
+    kernels_setitem,  # noqa: F401  (registers setitem: t[key] = v with static keys)
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)

@@ -240,15 +240,9 @@ def _flip(g, node, ins, outs):
     return [Val(outs[0], aval, contig=not axes and x.contig)]
 
 
-@emitter("getitem")
-def _getitem(g, node, ins, outs):
-    """Basic indexing with static keys (ints, slices with int/None bounds, ``None``,
-    ``...``): a Numba view, each int checked against its dim as NumPy does. Array,
-    bool and tensor-valued parts of a key are not compiled yet."""
-    x, aval = ins[0], node.outputs[0].aval
-    key = node.attrs["key"]
-    if x.scalar:
-        raise Unsupported("getitem on a 0-d value")
+def basic_index(g, x: Val, key, what: str, newaxis: bool = True) -> list[str]:
+    """The Numba index parts of a static basic key (ints, literal slices, ``None``,
+    ``...``), each int checked against its dim as NumPy checks it."""
     nd = len(x.aval.shape)
     used = sum(1 for e in key if e[0] in ("int", "slice"))
     parts, axis = [], 0
@@ -261,17 +255,30 @@ def _getitem(g, node, ins, outs):
             axis += 1
         elif tag == "slice":
             if any(isinstance(p, tuple) for p in rest):
-                raise Unsupported("getitem with a tensor-valued slice bound")
+                raise Unsupported(f"{what} with a tensor-valued slice bound")
             parts.append(":".join("" if p is None else str(p) for p in rest))
             axis += 1
-        elif tag == "newaxis":
+        elif tag == "newaxis" and newaxis:
             parts.append("None")
         elif tag == "ellipsis":
             parts.append("...")
             axis += nd - used
         else:
-            raise Unsupported(f"getitem with a {tag} index (only ints, slices, None and "
+            raise Unsupported(f"{what} with a {tag} index (only ints, slices, None and "
                               "... are compiled so far)")
+    return parts
+
+
+@emitter("getitem")
+def _getitem(g, node, ins, outs):
+    """Basic indexing with static keys (ints, slices with int/None bounds, ``None``,
+    ``...``): a Numba view, each int checked against its dim as NumPy does. Array,
+    bool and tensor-valued parts of a key are not compiled yet."""
+    x, aval = ins[0], node.outputs[0].aval
+    key = node.attrs["key"]
+    if x.scalar:
+        raise Unsupported("getitem on a 0-d value")
+    parts = basic_index(g, x, key, "getitem")
     if not parts:
         g.line(f"{outs[0]} = {x.name}")
         return [Val(outs[0], aval, x.contig)]

@@ -1,0 +1,119 @@
+"""Arguments a gc.function writes into hold NumPy's final values after the call (SPEC
+section 12): NumPy arrays and tensors, nested in containers, on the interpreter and the
+compiled backend, from an enclosing trace; read-only arrays raise NumPy's error."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import graphc as gc
+import graphc.numpy as gnp
+from graphc.runtime.cpu import numba_cpu
+
+
+def kernel(x, A, y):  # NPBench's mvt-style updates, the way NumPy code writes them
+    x += A @ y
+    A[0, :] = x
+    y[::2] *= 2
+
+
+def expected(x, A, y):
+    x, A, y = x.copy(), A.copy(), y.copy()
+    kernel(x, A, y)
+    return x, A, y
+
+
+def inputs():
+    return np.arange(3.0), np.arange(9.0).reshape(3, 3), np.array([1.0, -2.0, 0.5])
+
+
+def check(got, want):
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_numpy_arguments_are_written_back_on_every_call():
+    f = gc.function(kernel)
+    args = inputs()
+    want = expected(*args)
+    assert f(*args) is None
+    check(args, want)
+    want = expected(*args)
+    f(*args)  # the same trace, called again on the updated arrays
+    check(args, want)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_tensor_arguments_are_written_back():
+    f = gc.function(kernel)
+    args = [gnp.array(a) for a in inputs()]
+    want = expected(*inputs())
+    f(*args)
+    check([a.numpy() for a in args], want)
+
+
+def test_arguments_in_containers():
+    @gc.function
+    def f(pair, scale):
+        a, b = pair
+        a[0] = scale
+        b[...] = a * 2
+        return a.sum()
+
+    a, b = np.zeros(2), np.zeros(2)
+    total = f([a, b], 3.0)
+    np.testing.assert_array_equal(a, [3, 0])
+    np.testing.assert_array_equal(b, [6, 0])
+    assert float(total) == 3.0
+
+
+def test_written_and_returned():
+    @gc.function
+    def f(a):
+        a[1] = 5
+        return a, a * 2
+
+    a = np.zeros(3)
+    r, d = f(a)
+    np.testing.assert_array_equal(a, [0, 5, 0])
+    np.testing.assert_array_equal(r.numpy(), [0, 5, 0])
+    np.testing.assert_array_equal(d.numpy(), [0, 10, 0])
+
+
+def test_read_only_argument_raises_numpys_error():
+    a = np.zeros(3)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only") as info:
+        gc.function(kernel)(a, np.eye(3), np.ones(3))
+    assert "'x'" in str(info.value)
+
+
+def test_compiled_program_writes_back():
+    before = numba_cpu.settings.mode
+    numba_cpu.settings.mode = "eager"
+    try:
+        f = gc.function(kernel)
+        args = inputs()
+        want = expected(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gc.errors.FallbackWarning)
+            f(*args)
+        check(args, want)
+    finally:
+        numba_cpu.settings.mode = before
+
+
+def test_a_function_called_inside_a_trace_writes_the_callers_tensor():
+    inner = gc.function(kernel)
+
+    @gc.function
+    def outer(x, A, y):
+        inner(x, A, y)
+        return x * 1
+
+    args = inputs()
+    want = expected(*args)
+    got = outer(*args)
+    check(args, want)
+    np.testing.assert_array_equal(got.numpy(), want[0])
