@@ -17,7 +17,7 @@ from graphc.core.registry import bind
 from graphc.ops import batch_util as bu
 from graphc.ops import elementwise as ew
 from graphc.ops.gather import GATHER
-from graphc.ops.indexing import GETITEM, TAKE, TAKE_ALONG_AXIS
+from graphc.ops.indexing import GETITEM, SETITEM, TAKE, TAKE_ALONG_AXIS
 
 
 def getitem(args, dims, key):
@@ -25,6 +25,28 @@ def getitem(args, dims, key):
         return NotImplemented
     x = bu.to_front(args[0], dims[0])
     return bind(GETITEM, x, key=(("slice", None, None, None),) + tuple(key)), 0
+
+
+def setitem(args, dims, key):
+    """``t[key] = v`` per example: the key behind a full slice over the batch axis; a
+    batched ``v`` gets 1s after its batch axis up to the region's rank (so its example
+    dims broadcast against the region's, as NumPy's write does), an unbatched ``t`` is
+    broadcast over the batch. Keys with index tensors loop."""
+    if len(args) > 2:
+        return NotImplemented
+    (x, dx), (v, dv) = zip(args, dims)
+    region = bind(GETITEM, x if dx is None else bu.to_front(x, dx), key=(
+        ("slice", None, None, None),) + tuple(key) if dx is not None else tuple(key))
+    r = bu.rank(region) - (dx is not None)
+    x = bu.with_batch(x, dx, bu.batch_size(args, dims))
+    if dv is not None:
+        v = bu.to_front(v, dv)
+        extra = r - bu.example_rank(v, 0)
+        if extra > 0:
+            v = bu.bind_expand(v, *range(1, 1 + extra))
+        elif extra < 0:
+            return NotImplemented  # leading 1s NumPy drops from an example of v
+    return bind(SETITEM, x, v, key=(("slice", None, None, None),) + tuple(key)), 0
 
 
 def _normalized(idx, n, mode):
@@ -94,4 +116,5 @@ def gather(args, dims, axis=None, batch_dims=0):
 
 
 GETITEM.batch, TAKE.batch, TAKE_ALONG_AXIS.batch = getitem, take, take_along_axis
+SETITEM.batch = setitem
 GATHER.batch = gather
