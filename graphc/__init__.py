@@ -124,6 +124,8 @@ _hooks.record_node = _recording.record_node
 _hooks.on_variable_read = _recording.on_variable_read
 _hooks.gradient_tape = GradientTape
 _hooks.unrecorded = _recording.unrecorded
+_hooks.rename_on_tapes = _recording.rename
+_hooks.view_family_on_tapes = _recording.view_family
 # the control-flow ops' gradient and batching rules walk their branches and bodies
 _hooks.graph_vjp = _graph_vjp
 _hooks.batch_graph = _batching.walk_graph

@@ -31,6 +31,12 @@ on_variable_read = None
 gradient_tape = None
 #: ``unrecorded()``: a context in which the calling thread's tapes record nothing
 unrecorded = None
+#: ``rename_on_tapes(before, after, allowed=None)``: the calling thread's tapes name
+#: ``after`` where they named ``before`` (an in-place write under a tape: ops/inplace.py)
+rename_on_tapes = None
+#: ``view_family_on_tapes(t)``: ``(root, path, views)``: what the tapes of this thread
+#: recorded about the eager ``t`` as a view, and the views of its root
+view_family_on_tapes = None
 
 # ------------------------------------------------------------------ graph transforms
 #: the reverse-mode walk over a graph (transforms/graph_vjp.py: ``vjp``, ``inline``,

@@ -38,7 +38,9 @@ from __future__ import annotations
 import weakref
 
 from graphc import source_info
+from graphc.core import hooks
 from graphc.core.registry import bind
+from graphc.core.tensor import _symbolic
 from graphc.errors import AliasError
 from graphc.ir import graph as ir
 
@@ -135,7 +137,7 @@ def assign(ctx, t, new) -> None:
     table = getattr(ctx, "views", None)
     entry = None if table is None else _lookup(table, t)
     if entry is None:  # a root
-        t._sym = ctx.value_of(new)
+        _rebind(ctx, t, new)
         if table is not None:
             _rederive(ctx, table, t, skip=None)
         return
@@ -155,9 +157,18 @@ def assign(ctx, t, new) -> None:
     value = new
     for step, base in zip(reversed(entry.path), reversed(values)):
         value = step.unapply(base, value)
-    root._sym = ctx.value_of(value)
-    t._sym = ctx.value_of(new)
+    _rebind(ctx, root, value)
+    _rebind(ctx, t, new)
     _rederive(ctx, table, root, skip=t)
+
+
+def _rebind(ctx, t, new) -> None:
+    """``t`` stands for ``new``'s value from now on; recording tapes name a snapshot of
+    ``t``'s old value where they named ``t``, and ``t`` where they named ``new``."""
+    if hooks.tapes:
+        hooks.rename_on_tapes(t, _symbolic(t._sym))
+        hooks.rename_on_tapes(new, t)
+    t._sym = ctx.value_of(new)
 
 
 def _rederive(ctx, table, root, skip) -> None:
@@ -175,7 +186,7 @@ def _rederive(ctx, table, root, skip) -> None:
             value = root
             for step in entry.path:
                 value = step.apply(value)
-            view._sym = ctx.value_of(value)
+            _rebind(ctx, view, value)
         else:
             step = next(s for s in entry.path if not s.certain)
             view._sym = Stale(view._sym.aval, (

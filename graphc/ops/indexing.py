@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import source_info
+from graphc.core import hooks
 from graphc.core.attr_types import AXIS, NEST, STR
 from graphc.core.registry import OpDef, bind, register
 from graphc.core.shapes import broadcast_shapes, normalize_axis, probe_infer
@@ -150,13 +151,13 @@ def setitem(tensor, key, value) -> None:
     eagerly a write into the tensor's array (its views see it); while tracing an update
     op, and ``tensor`` (and its views) stand for the result (``graphc.core.mutation``)."""
     inplace.check_writable(tensor, "t[key] = v")
-    if tensor._np is not None:
+    if tensor._np is not None and not hooks.tapes:  # NumPy's own write, views and all
         if isinstance(value, Tensor):
             value = inplace.eager_operand(value)
         tensor._np[_numpy_key(key)] = value
         return
     entries, inputs = _encode(key)
-    inplace.assign(tensor, bind(SETITEM, tensor, value, *inputs, key=entries))
+    inplace.write(tensor, lambda src: bind(SETITEM, src, value, *inputs, key=entries))
 
 
 def _numpy_key(key):

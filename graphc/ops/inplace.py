@@ -17,7 +17,8 @@ import numpy as np
 from graphc import source_info
 from graphc.core import contexts, hooks, mutation, weak
 from graphc.core.device_tensor import DeviceTensor
-from graphc.core.tensor import Tensor, _operand
+from graphc.core.registry import bind
+from graphc.core.tensor import Tensor, _eager, _operand
 from graphc.errors import AliasError, SymbolicTensorError
 
 
@@ -34,10 +35,6 @@ def check_writable(t, what: str) -> None:
             f"captured tensor){source_info.where()}, and a write into it would happen "
             "once, while tracing, not at each call. Pass it to the function as an "
             "argument: graphc writes an argument's final value back after each call")
-    if hooks.tapes:
-        raise NotImplementedError(
-            f"{what}: in-place writes while a GradientTape records are not supported yet"
-            f"{source_info.where()}; write x = x + u (a new tensor) instead")
 
 
 def eager_operand(t):
@@ -70,10 +67,44 @@ def fitted(t, result, ufunc: str | None = None, other=None):
 def store(t, result, ufunc: str | None = None, other=None) -> None:
     """Write ``result`` (the value of ``t op other``) into ``t`` as ``t op= other`` would."""
     result = fitted(t, result, ufunc, other)
-    if t._np is not None:
-        t._np[...] = eager_operand(result)
+    write(t, lambda src: result)
+
+
+def write(t, compute) -> None:
+    """Give ``t`` the value ``compute(current)``, ``current`` a tensor holding ``t``'s
+    value now. Eagerly the result is written into ``t``'s array; while tracing ``t`` is
+    rebound (``core/mutation.py``). Under a recording ``GradientTape`` the tapes first
+    name a snapshot where they named ``t`` (its old value) and then name ``t`` for the
+    new value, so the tape differentiates through the write."""
+    if t._np is None:
+        assign(t, compute(t))
+    elif hooks.tapes:
+        _taped_write(t, compute)
     else:
-        assign(t, result)
+        t._np[...] = eager_operand(compute(t))
+
+
+def _taped_write(t, compute) -> None:
+    """An eager write while a tape records (see :func:`write`). NumPy writes ``t``'s
+    array and with it every array sharing that memory; the tapes learn the same: the
+    tensors ``t`` was recorded a view of are rebuilt up to the root by the view ops'
+    ``unview`` rules, and every recorded view of the root is taken again from its new
+    value. Another recorded tensor sharing the memory makes the tape refuse."""
+    root, path, views = hooks.view_family_on_tapes(t)
+    family = [root] + [v[0] for v in views]
+    if not any(x is t for x in family):
+        family.append(t)
+    new = compute(t)  # recorded on t and its operands as they are before the write
+    old = {id(x): _eager(x._np.copy()) for x in family}
+    for x in family:  # the records so far name snapshots of the old values
+        hooks.rename_on_tapes(x, old[id(x)], allowed=family)
+    t._np[...] = eager_operand(new)  # NumPy's write: the root's and views' arrays too
+    value = new
+    for _view, base, op, args, attrs in path:  # up: each base around its new view
+        value = op.unview(old[id(base)], value, *args, **attrs)
+    hooks.rename_on_tapes(value, root)
+    for view, base, op, args, attrs in views:  # down: each view from its new base
+        hooks.rename_on_tapes(bind(op, base, *args, **attrs), view)
 
 
 def _compatible(got, want) -> bool:
@@ -109,7 +140,7 @@ def operator(call, ufunc: str, symbol: str):
             # name is rebound (the body's new value of that name is branch or loop
             # state), as before tensors were writable (docs/mutation.md)
             return fitted(self, call(self, other), ufunc, other)
-        store(self, call(self, other), ufunc, other)
+        write(self, lambda src: fitted(self, call(src, other), ufunc, other))
         return self
 
     return method
@@ -118,16 +149,16 @@ def operator(call, ufunc: str, symbol: str):
 def sort(t, sorted_fn, axis=-1) -> None:
     """``t.sort(axis)``: ``t`` sorted in place (NumPy's method returns None)."""
     check_writable(t, "t.sort()")
-    store(t, sorted_fn(t, axis=axis))
+    write(t, lambda src: sorted_fn(src, axis=axis))
 
 
 def fill(t, value, full_like) -> None:
     """``t.fill(value)``: every element of ``t`` set to ``value`` (cast as NumPy does)."""
     check_writable(t, "t.fill()")
-    if t._np is not None:
+    if t._np is not None and not hooks.tapes:
         t._np.fill(value if not isinstance(value, Tensor) else eager_operand(value))
         return
-    assign(t, full_like(t, value))
+    write(t, lambda src: full_like(src, value))
 
 
 def ufunc_out(ufunc, method, inputs, kwargs, gnp):

@@ -10,7 +10,9 @@ is ``graphc.core.mutation``). Each rule writes the base's new value with ops:
 * ``expand_dims``/``squeeze``: views (of known shapes); written back reshaped to the base.
 * ``broadcast_to``: a read-only view (it follows its base; writing it raises, as NumPy).
 * ``reshape``: a view or a copy by the memory layout (``"layout"``): it cannot be
-  written while tracing, and a write into its base makes it stale.
+  written while tracing, and a write into its base makes it stale. Eagerly NumPy's
+  arrays say which it was, and a tape writes through a reshape that is a view by
+  reshaping back.
 """
 
 from __future__ import annotations
@@ -58,3 +60,4 @@ shape.EXPAND_DIMS.view = shape.SQUEEZE.view = _known
 shape.EXPAND_DIMS.unview = shape.SQUEEZE.unview = _back_to_base
 shape.BROADCAST_TO.view = lambda x, *rest, **attrs: True  # unview None: read-only
 shape.RESHAPE.view = lambda x, *rest, **attrs: "layout"
+shape.RESHAPE.unview = _back_to_base  # when it is a view: eagerly NumPy tells (tapes)

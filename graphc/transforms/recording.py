@@ -97,3 +97,43 @@ def on_variable_read(variable, tensor) -> None:
     """Called by ``gc.Variable`` for each read while some tape records."""
     for tape in local.tapes:
         tape._on_variable_read(variable, tensor)
+
+
+def rename(before, after, allowed=None) -> None:
+    """Every recording tape of this thread names ``after`` where it named ``before``
+    (an in-place write: ``graphc/ops/inplace.py``). With ``allowed`` (a snapshot taken
+    before the write), a tape refuses when another tensor it recorded, not in
+    ``allowed``, shares memory with an eager ``before``."""
+    for tape in local.tapes:
+        tape._rename(before, after, allowed)
+
+
+def view_family(t):
+    """What this thread's tapes recorded about the eager ``t`` as a view, for a write
+    into it: ``(root, path, views)``. ``root`` is the tensor ``t`` is (a view of a view
+    of ...) a view of, ``t`` itself when it is none; ``path``: the links from ``t`` up to
+    the root; ``views``: the links of every live recorded view of the root, parents before
+    children (``t`` and ``path``'s tensors among them). A link is ``(view, base, op,
+    other args, attrs)``, read before the write renames anything."""
+    def link(x):
+        for tape in local.tapes:
+            found = tape._view_base(x)
+            if found is not None:
+                base, r = found
+                return (x, base, r.op, r.args[1:], dict(r.attrs))
+        return None
+
+    path, x = [], t
+    while (up := link(x)) is not None and len(path) < 64:
+        path.append(up)
+        x = up[1]
+    root, views, seen, todo = x, [], {id(x)}, [x]
+    while todo:
+        node = todo.pop(0)
+        for tape in local.tapes:
+            for v, r in tape._views_of(node):
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    views.append((v, node, r.op, r.args[1:], dict(r.attrs)))
+                    todo.append(v)
+    return root, path, views

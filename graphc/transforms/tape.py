@@ -17,7 +17,9 @@ or until it is dropped when ``persistent=True``.
 
 from __future__ import annotations
 
-from graphc import nest
+import numpy as np
+
+from graphc import nest, source_info
 from graphc.core import trace
 from graphc.core.registry import bind
 from graphc.core.tensor import Tensor, _symbolic
@@ -125,6 +127,46 @@ class GradientTape:
             if isinstance(t, Tensor) and t._np is None:  # a control-flow node may name it
                 self._by_value[t._sym.id] = t
 
+    def _view_base(self, t):
+        """``(base, record)`` when ``t`` was recorded as a view a write can go through
+        (``OpDef.view`` certain, ``unview`` declared) of an eager ``base``, else None."""
+        for r in reversed(self._records):
+            if any(o is t for o in r.outputs):
+                return (r.args[0], r) if _writable_view(r) else None
+        return None
+
+    def _views_of(self, base) -> list:
+        """``[(view, record)]``: the live eager views of ``base`` this tape recorded."""
+        live = self._live
+        return [(r.outputs[0], r) for r in self._records
+                if r.args and r.args[0] is base and _writable_view(r)
+                and live.get(id(r.outputs[0])) is r.outputs[0]]
+
+    def _rename(self, before, after, allowed=None) -> None:
+        """Records (and the live set) name ``after`` where they named ``before``: an
+        in-place write moves ``before``'s old value to a snapshot tensor, so the object
+        itself can stand for the written value (``graphc/ops/inplace.py``)."""
+        if id(before) not in self._live:
+            return
+        if allowed is not None and before._np is not None:  # before a write: who aliases
+            for x in self._live.values():
+                if (x is not before and isinstance(x, Tensor) and x._np is not None
+                        and not any(x is a for a in allowed)
+                        and np.shares_memory(x._np, before._np)):
+                    raise NotImplementedError(
+                        f"an in-place write into a tensor that shares memory with another "
+                        f"tensor this GradientTape recorded (a view of it, or its base)"
+                        f"{source_info.where()}: the tape would differentiate that view "
+                        "as it was before the write. Write into a .copy(), or take the "
+                        "view after the write")
+        for r in self._records:
+            if any(a is before for a in r.args):
+                r.args = tuple(after if a is before else a for a in r.args)
+            if any(o is before for o in r.outputs):
+                r.outputs = tuple(after if o is before else o for o in r.outputs)
+        del self._live[id(before)]
+        self._keep(after)
+
     def _keep(self, t) -> None:
         self._live[id(t)] = t
         if t._np is None:
@@ -183,6 +225,20 @@ class GradientTape:
         """Per-example Jacobians over a batch dimension 0 shared by ``target`` and
         ``source``: shape ``(b,) + target.shape[1:] + source.shape[1:]``."""
         return jacobian.batch_jacobian(self, target, source, unconnected_gradients)
+
+
+def _writable_view(r) -> bool:
+    """Whether the eager record ``r`` made a view a write can go through: its op
+    declares an ``unview`` and NumPy did return a view (for a layout-dependent op such
+    as ``reshape``, whether it did is a fact here: the arrays share memory)."""
+    op = r.op
+    if not (op.unview is not None and op.view is not None and len(r.outputs) == 1
+            and r.args and isinstance(r.args[0], Tensor) and r.args[0]._np is not None
+            and isinstance(r.outputs[0], Tensor) and r.outputs[0]._np is not None):
+        return False
+    kind = op.view(*[getattr(a, "aval", None) for a in r.args], **dict(r.attrs))
+    return kind is True or (kind == "layout"
+                            and np.shares_memory(r.outputs[0]._np, r.args[0]._np))
 
 
 def stop_gradient(x):
