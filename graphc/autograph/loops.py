@@ -11,7 +11,7 @@ import numpy as np
 
 from graphc import errors, nest
 from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
-from graphc.core import trace
+from graphc.core import mutation, trace, weak
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.errors import AutographError
 from graphc.ops.control import flow as control
@@ -128,6 +128,7 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
     per_var = [nest.flatten(v) for v in init]
     flat = [leaf for leaves, _ in per_var for leaf in leaves]
     extra = 1 if counter else 0
+    same = [False] * len(flat)  # per leaf: the body left it the same object (body_fn)
 
     def state_of(leaves):
         out, k = [], 0
@@ -170,13 +171,33 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
                         f"{_nest_text(oleaves, otd)}); a tensor loop must keep it")
             out.extend(oleaves)
             out_vars.append(name)
+        # a variable still naming its placeholder object was written in place (or left
+        # alone): the loop's result goes into the object it named before the loop
+        same[:] = [o is p for o, p in zip(out, leaves[extra:])]
         return [counter[3](leaves[0]), *out] if counter else out
 
     if counter:
         site.owner = [("<loop counter>", 0, 1), *site.owner]
     final = stage_loop(control.WHILE_LOOP, cond_fn, body_fn,
                        [counter[0], *flat] if counter else flat, site)
-    set_state(state_of(final[extra:]))
+    set_state(state_of(_in_place(flat, list(final[extra:]), same)))
+
+
+def _in_place(before, after, same) -> list:
+    """The loop variables' values after the loop: where the body kept a tensor variable's
+    object (it wrote into it: ``x += 1``, ``x[i] = v``), the object from before the
+    loop, written with the loop's result (NumPy semantics: other names and views of it,
+    and a caller's array passed in, see the writes); else the loop's result. A 0-d or
+    weakly typed variable stands for a scalar, which NumPy rebinds: its result as is."""
+    outer = trace.current()
+    out = []
+    for b, a, kept in zip(before, after, same):
+        if (kept and isinstance(b, Tensor) and b._np is None and isinstance(a, Tensor)
+                and b.shape != () and not weak.is_weak(b) and b is not a):
+            mutation.assign(outer, b, a)
+            a = b
+        out.append(a)
+    return out
 
 
 def _nest_text(leaves, td) -> str:

@@ -29,8 +29,12 @@ no view) and the *path* of view ops from the root. Then:
   might not give. A read-only view (``broadcast_to``) follows its root but cannot be
   written.
 
-Writes into a tensor of an enclosing trace (a tensor-dependent ``if``/``while`` body
-writing a tensor made outside it) are not staged yet and raise.
+A write inside a staged loop body into a tensor of an enclosing trace raises
+:class:`OuterWrite`; the loop catches it and traces again with that tensor (or the
+tensor it is a view of) carried as a loop variable: bound to the body's value while the
+body is traced, its views adopted (:func:`adopt_views`), and written with the loop's
+result afterwards. Writes inside a tensor-dependent ``if`` into outer tensors are not
+staged yet and raise.
 """
 
 from __future__ import annotations
@@ -103,6 +107,10 @@ def record_view(ctx, base, result, op, inputs, attrs, certain) -> None:
         root, path = base, (step,)
     else:
         root, path = parent.root, parent.path + (step,)
+    _insert(table, result, root, path)
+
+
+def _insert(table, result, root, path) -> None:
     key, root_key = id(result), id(root)
     views, children = table["views"], table["children"]
 
@@ -125,15 +133,29 @@ def _lookup(table, t):
     return entry
 
 
+class OuterWrite(AliasError):
+    """A write inside a staged body into a tensor of an enclosing trace. A staged loop
+    catches it and traces again carrying ``root`` (the written tensor, or the tensor it
+    is a view of) as a loop variable; uncaught, it is the user's ``AliasError``."""
+
+    def __init__(self, root, where):
+        super().__init__(
+            "a write into a tensor made outside a tensor-dependent if body, inside it"
+            f"{where}, is not supported yet: compute the new value and assign it to a new "
+            "name (x = gnp.where(...)), or move the write out of the branch")
+        self.root = root
+
+
 def assign(ctx, t, new) -> None:
     """Make the traced tensor ``t`` stand for ``new`` (a traced tensor of ``t``'s shape
     and dtype): a write into ``t`` as NumPy would do it, views included."""
     if t._sym.id not in ctx.owned:
-        raise AliasError(
-            "a write into a tensor made outside a tensor-dependent if/while body, inside "
-            f"it{source_info.where()}, is not supported yet: compute the new value and "
-            "assign it to a new name (x = gnp.where(...)), or move the write out of the "
-            "branch or loop")
+        owner = ctx.parent
+        while owner is not None and t._sym.id not in owner.owned:
+            owner = owner.parent
+        table = None if owner is None else getattr(owner, "views", None)
+        entry = None if table is None else _lookup(table, t)
+        raise OuterWrite(t if entry is None else entry.root, source_info.where())
     table = getattr(ctx, "views", None)
     entry = None if table is None else _lookup(table, t)
     if entry is None:  # a root
@@ -160,6 +182,37 @@ def assign(ctx, t, new) -> None:
     _rebind(ctx, root, value)
     _rebind(ctx, t, new)
     _rederive(ctx, table, root, skip=t)
+
+
+def adopt_views(ctx, root) -> list:
+    """Inside a staged body that carries ``root`` (just rebound to the body's value): the
+    views of ``root`` that enclosing traces recorded follow it here too (taken again
+    from it, and recorded in ``ctx``, so writes through them reach it). Returns
+    ``[(view, its value before)]`` for the caller to restore after the body."""
+    saved, outer = [], ctx.parent
+    while outer is not None:
+        table = getattr(outer, "views", None)
+        for key in list(table["children"].get(id(root), ())) if table else ():
+            entry = table["views"].get(key)
+            view = None if entry is None else entry.view()
+            if view is None or entry.root is not root:
+                continue
+            saved.append((view, view._sym))
+            if entry.derivable():
+                value = root
+                for step in entry.path:
+                    value = step.apply(value)
+                view._sym = ctx.value_of(value)
+                _insert(_table(ctx), view, root, entry.path)
+            else:
+                step = next(s for s in entry.path if not s.certain)
+                view._sym = Stale(view._sym.aval, (
+                    f"this tensor, a {step.op.name} of another tensor (made{step.where}), "
+                    "is used inside a loop that writes that tensor: whether NumPy's "
+                    f"{step.op.name} is a view there depends on memory layout, which "
+                    "graphc does not model. Take it again inside the loop"))
+        outer = outer.parent
+    return saved
 
 
 def _rebind(ctx, t, new) -> None:

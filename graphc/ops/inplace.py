@@ -135,11 +135,6 @@ def operator(call, ufunc: str, symbol: str):
             # += rebinds the name, as in NumPy and Python
             return call(self, other)
         check_writable(self, f"{symbol}=")
-        if self._np is None and self._sym.id not in contexts.current().owned:
-            # inside a tensor-dependent if/while body, on a tensor made outside it: the
-            # name is rebound (the body's new value of that name is branch or loop
-            # state), as before tensors were writable (docs/mutation.md)
-            return fitted(self, call(self, other), ufunc, other)
         write(self, lambda src: fitted(self, call(src, other), ufunc, other))
         return self
 

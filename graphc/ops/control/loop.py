@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from graphc.core import trace, weak
+from graphc.core import mutation, trace, weak
 from graphc.core.tensor import _symbolic
 from graphc.dtypes import numpy_literal
 from graphc.errors import AutographError
@@ -54,7 +54,57 @@ def stage_loop(op, cond_fn, body_fn, init, site) -> list:
     ``cond_fn(*vars)`` returns a scalar predicate, ``body_fn(*vars)`` the new values as a
     list as long as ``init``. Returns the loop variables after the loop (symbolic tensors,
     or the Python values of constant / undefined variables).
+
+    Tensors of the enclosing trace that the body writes into (``A[i] = v``, ``A += u``:
+    ``core/mutation.OuterWrite``) become hidden loop variables, found by tracing again:
+    the same Python objects stand for the loop's values inside the body, and are written
+    with the loop's results afterwards (NumPy semantics: other names and views of them
+    see the writes).
     """
+    carried: list = []
+    while True:
+        try:
+            results = _stage(op, *_carrying(cond_fn, body_fn, carried),
+                             list(init) + carried, site)
+            break
+        except mutation.OuterWrite as write:
+            if any(write.root is c for c in carried):
+                raise
+            carried.append(write.root)
+    if carried:
+        outer = trace.current()
+        for t, value in zip(carried, results[len(results) - len(carried):]):
+            mutation.assign(outer, t, value)
+        results = results[:len(results) - len(carried)]
+    return results
+
+
+def _carrying(cond_fn, body_fn, carried):
+    """``cond_fn``/``body_fn`` with the ``carried`` tensors as extra trailing variables:
+    while each is traced, every carried tensor stands for its placeholder (and its views
+    follow it); the body returns their values at its end."""
+    n = len(carried)
+    if not n:
+        return cond_fn, body_fn
+
+    def bound(values, fn, tail):
+        ctx = trace.current()
+        saved = [(t, t._sym) for t in carried]
+        try:
+            for t, v in zip(carried, values[-n:]):
+                t._sym = v._sym
+            for t in carried:
+                saved += mutation.adopt_views(ctx, t)
+            out = fn(*values[:-n])
+            return [*out, *[_symbolic(t._sym) for t in carried]] if tail else out
+        finally:
+            for t, sym in reversed(saved):
+                t._sym = sym
+
+    return (lambda *v: bound(v, cond_fn, False)), (lambda *v: bound(v, body_fn, True))
+
+
+def _stage(op, cond_fn, body_fn, init, site) -> list:
     init = list(init)
     kinds = [_classify(v) for v in init]
     created = []
