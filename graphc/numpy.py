@@ -96,7 +96,17 @@ from graphc.ops.shape import (  # noqa: F401
     tile,
     transpose,
 )
-from graphc.ops.ufuncs import _BINARY, _UNARY, _wrap, around, astype, clip, round, where
+from graphc.ops.ufuncs import (
+    _BINARY,
+    _UNARY,
+    _wrap,
+    around,
+    astype,
+    clip,
+    divmod,
+    round,
+    where,
+)
 
 newaxis = None
 pi = _np.pi

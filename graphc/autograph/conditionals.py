@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from graphc import nest, source_info
-from graphc.core import trace
+from graphc.core import trace, weak
 from graphc.core.tensor import Tensor
 from graphc.ops.control import flow as control
 from graphc.ops.control.trace import Site, scalar_bool, stage_branches
@@ -66,11 +66,16 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts=None):
     own_leaves(site, names[:nouts], init[:nouts])
     pred = scalar_bool(trace.current(), cond, f"the condition of {site.construct}")
 
+    kept = [True] * nouts  # per name: every branch left it the same object
+
     def branch(fn):
         def run():
             set_state(init)
             fn()
-            return tuple(get_state())[:nouts]
+            values = tuple(get_state())[:nouts]
+            for k, v in enumerate(values):
+                kept[k] = kept[k] and v is init[k]
+            return values
         return run
 
     try:
@@ -79,7 +84,17 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts=None):
     except BaseException:
         set_state(init)  # no traced branch's values may outlive a failed staging
         raise
+    # a tensor both branches kept (written in place or left alone) stays the same object:
+    # the staging wrote the branch's value into it (NumPy: other names see the write)
+    outs = tuple(init[k] if kept[k] and _array_object(init[k]) else v
+                 for k, v in enumerate(outs))
     set_state(tuple(outs) + init[nouts:])
+
+
+def _array_object(v) -> bool:
+    """A traced tensor with NumPy's object identity: not a 0-d scalar or a weak number."""
+    return (isinstance(v, Tensor) and v._np is None and v.shape != ()
+            and not weak.is_weak(v))
 
 
 def if_exp(cond, true_value, false_value):

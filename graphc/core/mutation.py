@@ -29,12 +29,12 @@ no view) and the *path* of view ops from the root. Then:
   might not give. A read-only view (``broadcast_to``) follows its root but cannot be
   written.
 
-A write inside a staged loop body into a tensor of an enclosing trace raises
-:class:`OuterWrite`; the loop catches it and traces again with that tensor (or the
-tensor it is a view of) carried as a loop variable: bound to the body's value while the
-body is traced, its views adopted (:func:`adopt_views`), and written with the loop's
-result afterwards. Writes inside a tensor-dependent ``if`` into outer tensors are not
-staged yet and raise.
+A write inside a staged loop body or branch into a tensor of an enclosing trace raises
+:class:`OuterWrite`; the loop (``ops/control/loop.stage_loop``) or the branches
+(``ops/control/trace.stage_branches``) catch it and trace again with that tensor (or
+the tensor it is a view of) carried by object: bound to the body's value while the body
+is traced, its views adopted (:func:`adopt_views`), and written with the result after
+the node.
 """
 
 from __future__ import annotations
@@ -140,9 +140,9 @@ class OuterWrite(AliasError):
 
     def __init__(self, root, where):
         super().__init__(
-            "a write into a tensor made outside a tensor-dependent if body, inside it"
-            f"{where}, is not supported yet: compute the new value and assign it to a new "
-            "name (x = gnp.where(...)), or move the write out of the branch")
+            f"a write{where} into a tensor made outside the body being staged (a body "
+            "traced on its own, such as gc.map_fn's or gc.vectorized_map's function) is "
+            "not supported: return the new value from the body instead")
         self.root = root
 
 

@@ -58,6 +58,11 @@ for _name, _op in _BINARY.items():
 del _name, _op
 
 
+def divmod(x1, x2):  # noqa: A001
+    """``np.divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F821 - made from _BINARY
+
+
 def round(a, decimals=0):  # noqa: A001
     """``np.round`` (half to even)."""
     return _bind(_ew.ROUND, a, decimals=decimals)

@@ -218,8 +218,14 @@ class _Writer:
         return out
 
     def signature(self, pyname, sig_name, concrete) -> dict:
-        graph_index = self.graph_index(concrete.graph)
         where = f"signature {sig_name!r}"
+        if concrete._writes:
+            raise SavedModelError(
+                f"{where}: gc.function {concrete.name!r} writes into its arguments "
+                f"({', '.join(concrete._argument_name(k) for k in concrete._writes)}); "
+                "saving a function that writes its arguments back is not supported yet: "
+                "return the new values instead")
+        graph_index = self.graph_index(concrete.graph)
         params = concrete._function._params
         leaves = [structure.Output(concrete._tensor_slots.index(i)) if t is _TENSOR else t
                   for i, t in enumerate(concrete._out_template)]

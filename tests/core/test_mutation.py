@@ -197,15 +197,37 @@ def test_writing_a_captured_tensor_inside_a_function_raises():
     np.testing.assert_array_equal(outside.numpy(), [0, 0, 0])
 
 
-def test_writing_an_outer_tensor_inside_a_tensor_branch_raises():
-    @gc.function
+def test_writes_inside_a_tensor_branch_reach_the_outer_tensor():
     def f(a, flag):
+        b = a
         if flag > 0:
             a[0] = 1.0
-        return a
+        else:
+            b += 2.0
+        return b * 1
 
-    with pytest.raises(AliasError, match="tensor-dependent if"):
-        f(np.zeros(2), np.array(1.0))
+    for flag in (1.0, -1.0):
+        got_arg, want_arg = np.zeros(2), np.zeros(2)
+        got = gc.function(f)(got_arg, np.array(flag))
+        want = f(want_arg, flag)
+        np.testing.assert_array_equal(got.numpy(), want)
+        np.testing.assert_array_equal(got_arg, want_arg)
+
+
+def test_a_write_inside_a_map_fn_body_into_an_outer_tensor_raises():
+    @gc.function
+    def f(a):
+        out = gnp.zeros(3)
+
+        def body(row):
+            out[0] = row[0]
+            return row
+
+        gc.map_fn(body, a)
+        return out
+
+    with pytest.raises(AliasError, match="made outside the body"):
+        f(np.ones((2, 3)))
 
 
 def test_inplace_writes_under_a_tape_differentiate_variables():

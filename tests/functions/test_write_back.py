@@ -117,3 +117,10 @@ def test_a_function_called_inside_a_trace_writes_the_callers_tensor():
     got = outer(*args)
     check(args, want)
     np.testing.assert_array_equal(got.numpy(), want[0])
+
+
+def test_saving_a_function_that_writes_its_arguments_is_refused(tmp_path):
+    f = gc.function(kernel)
+    cf = f.get_concrete_function(*inputs())
+    with pytest.raises(gc.errors.SavedModelError, match="writes into its arguments"):
+        gc.saved_model.save(cf, str(tmp_path / "m"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import nest, source_info
-from graphc.core import hooks, trace, weak
+from graphc.core import hooks, mutation, trace, weak
 from graphc.core.registry import bind
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.dtypes import numpy_literal
@@ -106,7 +106,58 @@ def stage_branches(op, index_value, fns, make_attrs, site: Site):
     """Trace each of ``fns`` (no arguments) as a branch; add one ``op`` node selecting
     among them by ``index_value`` (attrs from ``make_attrs(graphs)``); return the result
     nest, its tensors symbolic. Leaves that every branch gives as the same Python value
-    stay Python (so a flag set to ``True`` on both sides is still ``True``)."""
+    stay Python (so a flag set to ``True`` on both sides is still ``True``).
+
+    Tensors of the enclosing trace that a branch writes into (``core/mutation.
+    OuterWrite``) become hidden branch results, found by tracing again: inside each
+    branch the same Python objects stand for branch-local values, and after the node
+    they are written with the selected branch's values (NumPy semantics)."""
+    carried: list = []
+    while True:
+        try:
+            out = _stage_branches(op, index_value, [_carrying(fn, carried) for fn in fns],
+                                  make_attrs, site)
+            break
+        except mutation.OuterWrite as write:
+            if any(write.root is c for c in carried):
+                raise
+            carried.append(write.root)
+    if not carried:
+        return out
+    result, values = out
+    outer = trace.current()
+    for t, value in zip(carried, values):
+        mutation.assign(outer, t, value)
+    return result
+
+
+def _carrying(fn, carried):
+    """``fn`` returning ``(result, values of carried)``: while it is traced each carried
+    tensor stands for its value captured into the branch (its views follow it), and the
+    result names a carried tensor by its value at the branch's end."""
+    if not carried:
+        return fn
+
+    def branch():
+        ctx = trace.current()
+        saved = [(t, t._sym) for t in carried]
+        try:
+            for t in carried:
+                t._sym = ctx.value_of(_symbolic(t._sym))
+            for t in carried:
+                saved += mutation.adopt_views(ctx, t)
+            result = fn()
+            ends = {id(t): _symbolic(t._sym) for t in carried}
+            result = nest.map_structure(lambda x: ends.get(id(x), x), result)
+            return result, tuple(ends[id(t)] for t in carried)
+        finally:
+            for t, sym in reversed(saved):
+                t._sym = sym
+
+    return branch
+
+
+def _stage_branches(op, index_value, fns, make_attrs, site: Site):
     ctxs, results = [], []
     for k, fn in enumerate(fns):
         ctx = enter(site.labels[k].replace(" ", "_"))
