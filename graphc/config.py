@@ -38,7 +38,7 @@ class _State:
     """Mutable global settings. One instance, ``state``; read it, do not copy it."""
 
     __slots__ = ("dtype_promotion", "prefer_float32", "run_functions_eagerly", "optimizer",
-                 "optimizer_version")
+                 "optimizer_version", "unroll_limit")
 
     def __init__(self):
         self.dtype_promotion = "numpy"
@@ -52,6 +52,7 @@ class _State:
             "fusion": True,
         }
         self.optimizer_version = 0  # bumped by set_options: executors rebuild lazily
+        self.unroll_limit = 100  # Python range loops longer than this are staged
 
 
 state = _State()
@@ -74,6 +75,25 @@ def functions_run_eagerly() -> bool:
     """True while ``run_functions_eagerly(True)`` is in effect
     (``tf.config.functions_run_eagerly``)."""
     return state.run_functions_eagerly
+
+
+def set_loop_unroll_limit(iterations: int) -> None:
+    """While tracing, a ``for`` over a Python ``range`` of more than ``iterations``
+    iterations runs as one graph loop (its index a traced integer) instead of being
+    unrolled, when its body has no Python side effects (default 100; per function:
+    ``gc.function(unroll=...)``). Traces made before keep their loops.
+
+    >>> gc.config.set_loop_unroll_limit(1000)
+    """
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ValueError(f"set_loop_unroll_limit expects a non-negative int, got "
+                         f"{iterations!r}")
+    state.unroll_limit = iterations
+
+
+def get_loop_unroll_limit() -> int:
+    """The iteration count above which Python ``range`` loops are staged."""
+    return state.unroll_limit
 
 
 def set_dtype_promotion(mode: str) -> None:

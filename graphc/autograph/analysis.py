@@ -315,3 +315,33 @@ class Liveness:
         # live throughout it
         body_in = self.block(s.body, else_in | handlers_in | final_in)
         return body_in | handlers_in | final_in
+
+
+# Method names that change a Python container in place: a loop body calling one has a
+# Python side effect per iteration, which a graph loop (traced once) would do once.
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
+                               "update", "setdefault", "add", "discard", "popitem",
+                               "reverse"})
+_EFFECT_CALLS = frozenset({"print", "input", "open", "setattr", "delattr", "exec", "eval",
+                           "next", "iter"})
+
+
+def stageable(body) -> bool:
+    """Whether a ``for`` body over a Python ``range`` may run as one graph loop: no
+    Python side effect that each iteration must repeat (printing, container mutation,
+    attribute writes, ``del``, ``global``/``nonlocal``, generators, ``try``/``with``)."""
+    for node in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+        if isinstance(node, ast.Yield | ast.YieldFrom | ast.Global | ast.Nonlocal
+                      | ast.Delete | ast.Await | ast.Try | ast.With):
+            return False
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in _EFFECT_CALLS:
+                return False
+            if isinstance(f, ast.Attribute) and f.attr in _MUTATING_METHODS:
+                return False
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else [])
+        if any(isinstance(t, ast.Attribute) for t in targets):
+            return False
+    return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc import errors, nest
+from graphc import config, errors, nest
 from graphc.autograph.conditionals import as_bool, here, if_stmt, own_leaves, state_site
 from graphc.core import mutation, trace, weak
 from graphc.core.tensor import Tensor, _symbolic
@@ -60,16 +60,24 @@ def while_stmt(test, body, get_state, set_state, names, nouts=None):
         _warn_unrolled(n)
 
 
-def for_stmt(iterable, extra_test, body, get_state, set_state, names, nouts=None):
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, nouts=None,
+             stageable=False):
     """``for x in iterable: body(x)`` while ``extra_test()`` holds (break/return flags).
 
-    A symbolic tensor (rows) or ``gc.range``/``range`` of tensors becomes a graph loop;
-    other iterables run in Python (unrolled into the graph while tracing). ``names`` and
+    A symbolic tensor (rows) or ``gc.range``/``range`` of tensors becomes a graph loop,
+    and so does a Python ``range`` longer than the unroll limit whose body has no Python
+    side effects (``stageable``, from the converter; :func:`_unroll_limit`); other
+    iterables run in Python (unrolled into the graph while tracing). ``names`` and
     ``nouts`` as for :func:`while_stmt`.
     """
     if is_symbolic(iterable):
         _stage_for(iterable, extra_test, body,
                    *_loop_state(get_state, set_state, names, nouts))
+        return
+    if (stageable and type(iterable) is range and trace.active()
+            and len(iterable) > _unroll_limit()
+            and _stage_python_range(iterable, extra_test, body, get_state, set_state,
+                                    names, nouts)):
         return
     n = 0
     for item in iterable:
@@ -88,6 +96,41 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nouts=None
         body(item)
         n += 1
         _warn_unrolled(n)
+
+
+def _unroll_limit() -> float:
+    """Iterations up to which a Python ``range`` loop unrolls: the traced function's
+    ``unroll`` (``gc.function(unroll=...)``), else ``gc.config``'s limit."""
+    ctx = trace.current()
+    while ctx.parent is not None:
+        ctx = ctx.parent
+    unroll = getattr(getattr(ctx, "function", None), "unroll", None)
+    if unroll is None:
+        return config.state.unroll_limit
+    if isinstance(unroll, bool):
+        return float("inf") if unroll else 0
+    return unroll
+
+
+def _stage_python_range(rng, extra_test, body, get_state, set_state, names, nouts):
+    """Stage ``for i in range(...)`` (Python ints) as a graph loop whose index is a weak
+    integer (a Python int to NumPy's promotion). False, with the state as it was, when
+    the body cannot be traced with a traced index (it indexes a Python list with it, or
+    needs it as a shape): the loop then unrolls as before."""
+    start, stop, step = rng.start, rng.stop, rng.step
+    init = tuple(get_state())
+
+    def cond(i):
+        return i < stop if step > 0 else i > stop
+
+    counter = (start, cond, lambda i: i, lambda i: i + step)
+    try:
+        _stage_while(extra_test, body, *_loop_state(get_state, set_state, names, nouts),
+                     "for", counter)
+    except (errors.SymbolicTensorError, TypeError, AutographError):
+        set_state(init)
+        return False
+    return True
 
 
 def _loop_state(get_state, set_state, names, nouts):

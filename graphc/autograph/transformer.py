@@ -301,6 +301,8 @@ class _ControlFlow:
         call = self._call("for_stmt", [
             s.iter, extra, ast.Name(body_name, ast.Load()), ast.Name(get, ast.Load()),
             ast.Name(put, ast.Load()), *state.call_args()])
+        call.value.keywords = [ast.keyword(arg="stageable",
+                                           value=ast.Constant(analysis.stageable(s.body)))]
         return templates.locate([*pre, *extra_fn, body_fn, *state_fns, call], s)
 
 

@@ -67,9 +67,17 @@ class Function:
     """A Python function traced into graphs. Create it with ``gc.function``."""
 
     def __init__(self, python_function, input_signature=None, autograph=True,
-                 reduce_retracing=False, backend=None, name=None, jit_compile=None):
+                 reduce_retracing=False, backend=None, name=None, jit_compile=None,
+                 unroll=None):
         if not callable(python_function):
             raise TypeError(f"gc.function expects a callable, got {python_function!r}")
+        if not (unroll is None or isinstance(unroll, bool)
+                or isinstance(unroll, int) and unroll >= 0):
+            raise ValueError(f"gc.function: unroll must be None, True, False or a "
+                             f"non-negative int (an iteration count), got {unroll!r}")
+        # Python range loops: None: gc.config's limit; an int: unrolled up to that many
+        # iterations, staged beyond; True: always unrolled; False: staged when they can be
+        self.unroll = unroll
         if backend not in (None, "numpy", "numba"):
             raise ValueError(
                 f"gc.function: unknown backend {backend!r}; use 'numba' (the default: "
@@ -119,7 +127,7 @@ class Function:
                     bound = self._instances[instance] = Function(
                         retracing.weak_method(self._python_function, instance),
                         self._input_signature, self._autograph, self._reduce_retracing,
-                        self._backend, self.__name__, self._jit_compile)
+                        self._backend, self.__name__, self._jit_compile, self.unroll)
         return bound
 
     # ---------------------------------------------------------------------- calling
@@ -349,7 +357,7 @@ class Function:
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,
-             backend=None, name=None, jit_compile=None):
+             backend=None, name=None, jit_compile=None, unroll=None):
     """Trace ``fn`` into optimized graphs, one per input signature (``tf.function``).
 
     Works as ``@gc.function``, ``@gc.function(...)`` and ``gc.function(fn)``, and on
@@ -364,6 +372,12 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
       ``"numpy"`` (the reference interpreter).
     * ``jit_compile=True``: compile at once and raise ``gc.errors.FallbackError`` instead
       of running any op in Python.
+    * ``unroll``: how a ``for`` over a Python ``range`` runs while tracing: unrolled up
+      to ``gc.config.get_loop_unroll_limit()`` iterations (default 100) and staged as one
+      graph loop beyond, the index a traced integer (``None``, the default); an int sets
+      the limit for this function; ``True`` always unrolls; ``False`` stages every such
+      loop that can be. Loops with Python side effects (``print``, list appends,
+      attribute writes) always unroll (docs/autograph.md).
 
     >>> @gc.function
     ... def get_mse(y_true, y_pred):
@@ -372,7 +386,7 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, backend=backend, name=name,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, unroll=unroll)
 
     return decorate if fn is None else decorate(fn)
 

@@ -293,8 +293,10 @@ def test_source_unavailable_warns_once_and_runs_unconverted():
 
 
 def long_python_loop(x):
+    seen = []
     for _ in range(150):
         x = x + 1
+        seen.append(1)  # a Python side effect per iteration: the loop must unroll
     return x
 
 

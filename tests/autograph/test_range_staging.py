@@ -1,0 +1,105 @@
+"""``for i in range(n)`` over Python ints: unrolled up to the unroll limit, staged as one
+graph loop beyond it (SPEC section 12), with ``gc.function(unroll=...)`` and
+``gc.config.set_loop_unroll_limit`` deciding; NumPy runs the same code as the oracle."""
+
+import numpy as np
+import pytest
+
+import graphc as gc
+from graphc.autograph import loops
+
+
+def jacobi(A, B, steps):
+    for _ in range(1, steps):
+        B[1:-1] = (A[:-2] + A[1:-1] + A[2:]) / 3
+        A[1:-1] = (B[:-2] + B[1:-1] + B[2:]) / 3
+
+
+def lu(A):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, n):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def loops_in(fn, *args):
+    graph = fn.get_concrete_function(*args).graph
+    return sum(n.op.name == "while_loop" for n in graph.nodes)
+
+
+def test_a_long_range_loop_is_staged_and_matches_numpy():
+    a, b = np.linspace(0, 1, 12), np.zeros(12)
+    want_a, want_b = a.copy(), b.copy()
+    jacobi(want_a, want_b, 150)
+    f = gc.function(jacobi)
+    f(a, b, 150)
+    np.testing.assert_allclose(a, want_a, rtol=1e-12)
+    np.testing.assert_allclose(b, want_b, rtol=1e-12)
+    assert loops_in(f, a, b, 150) == 1
+    assert loops_in(f, a, b, 20) == 0  # short: unrolled
+
+
+@pytest.mark.parametrize("unroll,staged", [(False, 1), (True, 0), (2, 1), (1000, 0)])
+def test_the_unroll_knob_decides(unroll, staged):
+    a = np.eye(5) * 4 + np.arange(25.0).reshape(5, 5) / 50
+    want = a.copy()
+    lu(want)
+    f = gc.function(lu, unroll=unroll)
+    f(a)
+    np.testing.assert_allclose(a, want, rtol=1e-12)
+    assert loops_in(f, a) == staged  # the inner loops are in its body
+
+
+def test_the_config_limit():
+    before = gc.config.get_loop_unroll_limit()
+    try:
+        gc.config.set_loop_unroll_limit(3)
+        assert loops_in(gc.function(jacobi), np.zeros(6), np.zeros(6), 10) == 1
+    finally:
+        gc.config.set_loop_unroll_limit(before)
+    with pytest.raises(ValueError, match="non-negative int"):
+        gc.config.set_loop_unroll_limit(-1)
+    with pytest.raises(ValueError, match="unroll must be"):
+        gc.function(jacobi, unroll="always")
+
+
+def with_python_effects(x):
+    seen = []
+    for i in range(200):
+        seen.append(i)  # a Python side effect per iteration
+        x = x + 1
+    return x, len(seen)
+
+
+def python_list_index(x):
+    weights = [float(k) for k in range(150)]
+    for i in range(150):
+        x = x + weights[i]  # needs i as a Python int: the loop unrolls
+    return x
+
+
+def test_loops_that_cannot_be_staged_unroll():
+    loops._warned_unroll.clear()
+    f = gc.function(with_python_effects)
+    g = gc.function(python_list_index)
+    with pytest.warns(UserWarning, match="unrolling a Python loop") as caught:
+        x, n = f(np.float64(0) + np.zeros(()))
+        y = g(np.zeros(()))
+    assert len(caught) == 2  # each unrolled loop warns once
+    assert float(x) == 200 and n == 200 and float(y) == sum(range(150))
+    assert loops_in(f, np.zeros(())) == 0 and loops_in(g, np.zeros(())) == 0
+
+
+def test_the_staged_index_is_a_weak_python_int():
+    @gc.function(unroll=False)
+    def f(a):
+        for i in range(3):
+            a[i] = a[i] * i  # float32 * Python int stays float32, as in NumPy
+        return a
+
+    out = f(np.ones(3, np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 2])
