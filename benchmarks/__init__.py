@@ -17,4 +17,5 @@ TABLES = {
     "vectorize": "benchmarks.bench_vectorize",
     "dask": "benchmarks.bench_dask",
     "cuda": "benchmarks.cuda_table",
+    "npbench": "benchmarks.bench_npbench",
 }

@@ -1,15 +1,21 @@
-"""``python -m benchmarks [TABLE ...] [--quick]``: print the named tables (default: all)."""
+"""``python -m benchmarks [TABLE ...] [--quick] [table options]``: print the named tables
+(default: all). The table options (``--path``, ``--timeout``, ``--compile-timeout``,
+``--max-ops``) reach only the tables whose ``run`` takes a parameter of that name
+(``npbench``); the others ignore them."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import os
 import sys
 from time import perf_counter
 
 from benchmarks import TABLES
 from benchmarks.runner import Settings, fmt_time, machine_header
+
+TABLE_OPTIONS = ("path", "timeout", "compile_timeout", "max_ops")  # run(settings, **these)
 
 
 def _one_blas_thread():
@@ -30,6 +36,20 @@ def main(argv=None) -> int:
                         help=f"tables to run (default: all): {', '.join(TABLES)}")
     parser.add_argument("--quick", action="store_true",
                         help="short smoke run (a few seconds; numbers are noisier)")
+    table_opts = parser.add_argument_group(
+        "table options", "passed only to tables whose run() takes them (npbench); others "
+        "ignore them")
+    table_opts.add_argument("--path", default=None,
+                            help="npbench: the NPBench checkout to run")
+    table_opts.add_argument("--timeout", type=float, default=None,
+                            help="npbench: seconds per kernel up to its correctness check "
+                            "(default 60, 30 with --quick)")
+    table_opts.add_argument("--compile-timeout", type=float, default=None,
+                            help="npbench: seconds more to compile and time a passing kernel "
+                            "(default 20, 10 with --quick)")
+    table_opts.add_argument("--max-ops", type=int, default=None,
+                            help="npbench: compile only graphs of at most this many ops "
+                            "(default 1000)")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
@@ -39,7 +59,10 @@ def main(argv=None) -> int:
     print(machine_header(settings), flush=True)
     for name in args.tables or TABLES:
         module = importlib.import_module(TABLES[name])
-        print(f"\n{module.run(settings)}", flush=True)
+        options = {k: getattr(args, k) for k in TABLE_OPTIONS
+                   if getattr(args, k) is not None
+                   and k in inspect.signature(module.run).parameters}
+        print(f"\n{module.run(settings, **options)}", flush=True)
     print(f"\n(total {fmt_time((perf_counter() - start) * 1e9)})")
     return 0
 

@@ -150,12 +150,7 @@ def assign(ctx, t, new) -> None:
     """Make the traced tensor ``t`` stand for ``new`` (a traced tensor of ``t``'s shape
     and dtype): a write into ``t`` as NumPy would do it, views included."""
     if t._sym.id not in ctx.owned:
-        owner = ctx.parent
-        while owner is not None and t._sym.id not in owner.owned:
-            owner = owner.parent
-        table = None if owner is None else getattr(owner, "views", None)
-        entry = None if table is None else _lookup(table, t)
-        raise OuterWrite(t if entry is None else entry.root, source_info.where())
+        raise OuterWrite(_outer_root(ctx, t), source_info.where())
     table = getattr(ctx, "views", None)
     entry = None if table is None else _lookup(table, t)
     if entry is None:  # a root
@@ -164,6 +159,8 @@ def assign(ctx, t, new) -> None:
             _rederive(ctx, table, t, skip=None)
         return
     root = entry.root
+    if root._sym.id not in ctx.owned:  # a view, made here, of a tensor from outside
+        raise OuterWrite(_outer_root(ctx, root), source_info.where())
     if not entry.writable():
         step = entry.blocker()
         why = (f"whether NumPy's {step.op.name} returns a view or a copy there depends on "
@@ -182,6 +179,17 @@ def assign(ctx, t, new) -> None:
     _rebind(ctx, root, value)
     _rebind(ctx, t, new)
     _rederive(ctx, table, root, skip=t)
+
+
+def _outer_root(ctx, t):
+    """The tensor of an enclosing trace a write into ``t`` must reach: ``t``, or the
+    root the trace that owns ``t`` recorded it a view of."""
+    owner = ctx.parent
+    while owner is not None and t._sym.id not in owner.owned:
+        owner = owner.parent
+    table = None if owner is None else getattr(owner, "views", None)
+    entry = None if table is None else _lookup(table, t)
+    return t if entry is None else entry.root
 
 
 def adopt_views(ctx, root) -> list:

@@ -104,3 +104,35 @@ def test_scalars_in_loops_rebind_as_numpy_scalars():
 
     s, t = f(np.ones(3), np.array(2))
     assert float(s) == 5.0 and float(t) == 3.0
+
+
+def durbin_like(r, n):
+    y = r * 0.0
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, n):
+        beta *= 1.0 - alpha * alpha
+        alpha = -(r[k] + gnp.dot(gnp.flip(r[:k]), y[:k])) / beta
+        y[:k] += alpha * gnp.flip(y[:k])  # through a view made inside the body
+        y[k] = alpha
+    return y
+
+
+def test_writes_through_views_made_inside_the_body_reach_the_outer_array():
+    r = np.random.default_rng(0).random(8)
+    want = durbin_like(gnp.asarray(r), 8).numpy()  # eager: NumPy's own views
+    got = gc.function(durbin_like)(r, np.array(8))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+def test_a_view_made_in_a_branch_writes_the_outer_array():
+    def f(a, flag):
+        if flag > 0:
+            v = a[1:]
+            v *= 10.0
+        return a
+
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(gc.function(f)(a, np.array(1.0)).numpy(), [0, 10, 20])
+    np.testing.assert_array_equal(a, [0, 10, 20])
