@@ -96,6 +96,7 @@ from graphc.ops.shape import (  # noqa: F401
     tile,
     transpose,
 )
+from graphc.ops.triangular import tri, tril, triu  # noqa: F401
 from graphc.ops.ufuncs import (
     _BINARY,
     _UNARY,

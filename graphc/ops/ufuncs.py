@@ -22,7 +22,20 @@ def _wrap(op, name, nin):
     fn = fast_unary(op) if nin == 1 else fast_binary(op)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``np.{name}``, elementwise with broadcasting (op ``{op.name}``)."
+    if nin == 2:
+        fn.outer = _outer(fn, name)
     return fn
+
+
+def _outer(fn, name):
+    def outer(a, b):
+        """``fn(a[..., None, ...], b)``: every element of ``a`` with every one of ``b``."""
+        a, b = asarray(a), asarray(b)
+        return fn(a[(Ellipsis,) + (None,) * len(b.shape)], b)
+
+    outer.__name__ = outer.__qualname__ = f"{name}.outer"
+    outer.__doc__ = f"``np.{name}.outer(a, b)``: shape ``a.shape + b.shape``."
+    return outer
 
 
 _UNARY = {
