@@ -174,7 +174,7 @@ def test_vectorization_warning_points_at_the_call():
 
 
 def test_unrolled_loop_warning_points_at_the_loop():
-    @gc.function
+    @gc.function(unroll=True)  # a long loop would be staged by default
     def unrolled(x):
         for _ in range(150):  # marker: unrolled loop
             x = x + 1.0
