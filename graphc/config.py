@@ -52,7 +52,7 @@ class _State:
             "fusion": True,
         }
         self.optimizer_version = 0  # bumped by set_options: executors rebuild lazily
-        self.unroll_limit = 100  # Python range loops longer than this are staged
+        self.unroll_limit = 16  # Python range loops longer than this are staged
 
 
 state = _State()
@@ -80,7 +80,7 @@ def functions_run_eagerly() -> bool:
 def set_loop_unroll_limit(iterations: int) -> None:
     """While tracing, a ``for`` over a Python ``range`` of more than ``iterations``
     iterations runs as one graph loop (its index a traced integer) instead of being
-    unrolled, when its body has no Python side effects (default 100; per function:
+    unrolled, when its body has no Python side effects (default 16; per function:
     ``gc.function(unroll=...)``). Traces made before keep their loops.
 
     >>> gc.config.set_loop_unroll_limit(1000)

@@ -373,7 +373,7 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
     * ``jit_compile=True``: compile at once and raise ``gc.errors.FallbackError`` instead
       of running any op in Python.
     * ``unroll``: how a ``for`` over a Python ``range`` runs while tracing: unrolled up
-      to ``gc.config.get_loop_unroll_limit()`` iterations (default 100) and staged as one
+      to ``gc.config.get_loop_unroll_limit()`` iterations (default 16) and staged as one
       graph loop beyond, the index a traced integer (``None``, the default); an int sets
       the limit for this function; ``True`` always unrolls; ``False`` stages every such
       loop that can be. Loops with Python side effects (``print``, list appends,

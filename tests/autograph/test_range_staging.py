@@ -39,7 +39,7 @@ def test_a_long_range_loop_is_staged_and_matches_numpy():
     np.testing.assert_allclose(a, want_a, rtol=1e-12)
     np.testing.assert_allclose(b, want_b, rtol=1e-12)
     assert loops_in(f, a, b, 150) == 1
-    assert loops_in(f, a, b, 20) == 0  # short: unrolled
+    assert loops_in(f, a, b, 10) == 0  # short: unrolled
 
 
 @pytest.mark.parametrize("unroll,staged", [(False, 1), (True, 0), (2, 1), (1000, 0)])

@@ -1,16 +1,17 @@
 """Numba emitter for ``setitem`` (``t[key] = v``, functionalized: ``docs/mutation.md``).
 
-The result is a copy of ``t`` with the indexed region written, for static basic keys
-(ints, slices with literal bounds, ``...``): ``out = t.copy(); out[index] = v``, Numba
-broadcasting ``v`` over the region and converting it to ``t``'s dtype as NumPy does.
-Each int is checked against its dim as NumPy checks it. Keys with index arrays, masks,
-``None`` or run-time bounds are not compiled yet: the node runs between compiled
-segments (``runtime/fallback.py``).
+The result is a copy of ``t`` with the indexed region written, for basic keys (ints,
+slices, ``...``; slice bounds and scalar indices may be run-time values, as in a staged
+loop's ``A[i, :i] = ...``): ``out = t.copy(); out[index] = v``, Numba broadcasting
+``v`` over the region and converting it to ``t``'s dtype as NumPy does. Each index is
+checked against its dim as NumPy checks it. Keys with index arrays, masks or ``None``
+are not compiled yet: the node runs between compiled segments (``runtime/fallback.py``).
 """
 
 from __future__ import annotations
 
 from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
+from graphc.runtime.cpu.kernels_index import _checked_int, _slice
 from graphc.runtime.cpu.kernels_shape import basic_index
 
 
@@ -18,14 +19,14 @@ from graphc.runtime.cpu.kernels_shape import basic_index
 def _setitem(g, node, ins, outs):
     x, v, aval = ins[0], ins[1], node.outputs[0].aval
     key = node.attrs["key"]
-    if len(ins) > 2:
-        raise Unsupported("setitem with an index array or mask in the key (not compiled "
-                          "yet)")
     if x.scalar:
         raise Unsupported("setitem on a 0-d value")
-    parts = basic_index(g, x, key, "setitem", newaxis=False)
+    if len(ins) > 2:
+        parts = _run_time_index(g, x, key, ins[2:])
+    else:
+        parts = basic_index(g, x, key, "setitem", newaxis=False)
     nd = len(x.aval.shape)
-    region = nd - sum(1 for e in key if e[0] == "int")
+    region = nd - sum(1 for e in key if e[0] in ("int", "array"))
     element = region == 0 and "..." not in parts
     if v.scalar:
         value = cast(v.name, aval.dtype)
@@ -40,3 +41,30 @@ def _setitem(g, node, ins, outs):
     index = ", ".join(parts) if parts else "..."
     g.line(f"{outs[0]}[{index}] = {value}")
     return [Val(outs[0], aval)]  # .copy() is C-contiguous
+
+
+def _run_time_index(g, x, key, idx) -> list[str]:
+    """Index parts of a basic key with run-time parts: slice bounds and scalar integer
+    indices that are traced values (``A[i, :i] = ...`` in a staged loop), each index
+    checked and made non-negative as NumPy does. Index arrays and masks: Unsupported."""
+    nd = len(x.aval.shape)
+    used = sum(1 for e in key if e[0] in ("int", "slice", "array"))
+    parts, axis = [], 0
+    for e in key:
+        tag = e[0]
+        if tag == "int":
+            parts.append(_checked_int(g, str(e[1]), x.dim(axis), axis))
+            axis += 1
+        elif tag == "slice":
+            parts.append(_slice(g, e[1:], idx))
+            axis += 1
+        elif tag == "array" and idx[e[1]].scalar and idx[e[1]].aval.dtype.kind in "iu":
+            parts.append(_checked_int(g, idx[e[1]].name, x.dim(axis), axis))
+            axis += 1
+        elif tag == "ellipsis":
+            parts.append("...")
+            axis += nd - used
+        else:
+            raise Unsupported("setitem with an index array, a mask, a bool or None in the "
+                              "key (not compiled yet)")
+    return parts
