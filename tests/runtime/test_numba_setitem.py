@@ -8,18 +8,9 @@ import numpy as np
 import pytest
 
 import graphc as gc
+from tests.autograph.test_range_staging import lu  # LU in place, NumPy style
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
-
-
-def lu(A):
-    n = A.shape[0]
-    for i in range(n):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-            A[i, j] /= A[j, j]
-        for j in range(i, n):
-            A[i, j] -= A[i, :i] @ A[:i, j]
 
 
 def stencil(A, B, steps):
