@@ -93,7 +93,7 @@ def test_layout_edges_go_down_and_boxes_do_not_overlap():
 
 
 def test_bend_points_are_bounded_and_long_edges_still_drawn(monkeypatch):
-    @gc.function(backend="numpy")
+    @gc.function(backend="numpy", unroll=True)  # a long chain of nodes, not a loop
     def chain(x):
         y = x
         for _ in range(40):
