@@ -43,7 +43,6 @@ from graphc.ops.creation import (  # noqa: F401
     full_like,
     identity,
     linspace,
-    ndarray,
     ones,
     ones_like,
     zeros,
@@ -62,6 +61,7 @@ from graphc.ops.linalg import (  # noqa: F401
     trace,
     vdot,
 )
+from graphc.ops.ndarray_type import ndarray  # noqa: F401
 from graphc.ops.random import numpy_random as random  # noqa: F401
 from graphc.ops.reduce import (  # noqa: F401
     all,

@@ -24,8 +24,7 @@ from graphc.core.device_tensor import made as _made
 from graphc.core.interpreter import run_graph
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.core.trace import TraceContext
-from graphc.errors import AliasError
-from graphc.functions import placement, variable_aliasing
+from graphc.functions import placement, variable_aliasing, write_back
 from graphc.functions.call_checks import (
     check_array_argument,
     check_matches,
@@ -35,7 +34,6 @@ from graphc.functions.call_checks import (
 from graphc.functions.replay import replay
 from graphc.functions.signature import TensorSpec
 from graphc.ir import graph as ir
-from graphc.ops import inplace
 from graphc.ops.state import argument_input
 from graphc.passes import optimize
 from graphc.transforms import recording
@@ -311,48 +309,34 @@ class ConcreteFunction:
             device = eager_placement.choose(arrays, self)
             if device != eager_placement.CPU:
                 if self._captured:
-                    self._check_captures()
+                    write_back.check_captures(self)
                 outs = placement.run_call(self, device, arrays)
                 return outs[0] if self._single else self._wrap_outputs(outs)
         return self._call_arrays(arrays)
-
-    def _check_captures(self) -> None:
-        """Refuse a call after a write into a tensor this trace captured as a constant."""
-        for t, snapshot in self._captured:
-            if not np.array_equal(t._np, snapshot, equal_nan=t.dtype.kind in "fc"):
-                raise AliasError(
-                    f"gc.function {self.name!r} uses a tensor from outside the function "
-                    f"(a captured tensor of shape {t.shape}) that was written into after "
-                    "the function was traced; graphc captures tensors by their contents "
-                    "when tracing. Pass the tensor as an argument instead")
 
     def _call_replayed(self, flat_args):
         """The graph's ops bound one by one (``graphc/functions/replay.py``): inlined into
         the trace being built, or run eagerly where this thread's tapes record them."""
         if self._captured:
-            self._check_captures()
+            write_back.check_captures(self)
         leaves = [x for a in flat_args for x in nest.flatten(a)[0] if _is_tensor_leaf(x)]
         inputs = [x if isinstance(x, Variable | Tensor) else _eager(np.asarray(x))
                   for x in leaves]
         outs = replay(self.graph, inputs)
         if self._writes:  # into the caller's tensors: rebound in its trace
-            n = len(outs) - len(self._writes)
-            for k, value in zip(self._writes, outs[n:]):
-                inplace.check_writable(inputs[k], f"gc.function {self.name!r}")
-                inplace.store(inputs[k], value)
-            outs = outs[:n]
+            outs = write_back.into_tensors(self, inputs, outs)
         return outs[0] if self._single else self._wrap_outputs(outs)
 
     def _call_arrays(self, arrays):
         """Run on the input arrays (tensor leaves in order) and wrap the outputs."""
         if self._captured:
-            self._check_captures()
+            write_back.check_captures(self)
         executor = self._executor
         if executor is None or self._executor_version != _state.optimizer_version:
             executor = self._build_executor()
         outs = executor(arrays)
         if self._writes:
-            outs = self._write_back(arrays, outs)
+            outs = write_back.into_arrays(self, arrays, outs)
         if self._single:  # _eager inlined: this is the per-call hot path
             out = outs[0]
             t = _new(Tensor)
@@ -403,28 +387,8 @@ class ConcreteFunction:
         executor."""
         self._hot = None
         self._executor, self._executor_version = executor, version
-        if self._single and not self._captured:  # _hot skips _check_captures
+        if self._single and not self._captured:  # _hot skips check_captures
             self._hot = getattr(executor, "one", None)
-
-    def _write_back(self, arrays, outs):
-        """Copy the final values of the written arguments into the caller's arrays (an
-        ndarray, or a tensor's array); the user's outputs are returned."""
-        n = len(outs) - len(self._writes)
-        for k, value in zip(self._writes, outs[n:]):
-            target = arrays[k]
-            if not isinstance(target, np.ndarray):
-                raise TypeError(f"gc.function {self.name!r} writes into its argument "
-                                f"{self._argument_name(k)}, which is on a device: writes "
-                                "into device tensors are not supported yet")
-            if not target.flags.writeable:
-                raise ValueError(f"assignment destination is read-only: gc.function "
-                                 f"{self.name!r} writes into its argument "
-                                 f"{self._argument_name(k)}, a read-only array")
-            np.copyto(target, value, casting="unsafe")
-        return outs[:n]
-
-    def _argument_name(self, k) -> str:
-        return repr(self.input_names.get(self.graph.inputs[k].id, f"#{k}"))
 
     def _wrap_outputs(self, outs):
         leaves = list(self._out_template)

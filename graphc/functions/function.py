@@ -71,13 +71,10 @@ class Function:
                  unroll=None):
         if not callable(python_function):
             raise TypeError(f"gc.function expects a callable, got {python_function!r}")
-        if not (unroll is None or isinstance(unroll, bool)
-                or isinstance(unroll, int) and unroll >= 0):
+        if not (unroll is None or isinstance(unroll, int) and unroll >= 0):  # bools too
             raise ValueError(f"gc.function: unroll must be None, True, False or a "
                              f"non-negative int (an iteration count), got {unroll!r}")
-        # Python range loops: None: gc.config's limit; an int: unrolled up to that many
-        # iterations, staged beyond; True: always unrolled; False: staged when they can be
-        self.unroll = unroll
+        self.unroll = unroll  # Python range loops: see ``function``'s docstring
         if backend not in (None, "numpy", "numba"):
             raise ValueError(
                 f"gc.function: unknown backend {backend!r}; use 'numba' (the default: "

@@ -17,6 +17,7 @@ import numpy as np
 
 from graphc import nest
 from graphc.errors import SavedModelError
+from graphc.functions import write_back
 from graphc.functions.concrete import _TENSOR, ConcreteFunction
 from graphc.functions.function import Function
 from graphc.saved_model import schema, structure
@@ -222,7 +223,7 @@ class _Writer:
         if concrete._writes:
             raise SavedModelError(
                 f"{where}: gc.function {concrete.name!r} writes into its arguments "
-                f"({', '.join(concrete._argument_name(k) for k in concrete._writes)}); "
+                f"({', '.join(write_back.argument_name(concrete, k) for k in concrete._writes)}); "
                 "saving a function that writes its arguments back is not supported yet: "
                 "return the new values instead")
         graph_index = self.graph_index(concrete.graph)
