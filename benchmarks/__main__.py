@@ -15,7 +15,8 @@ from time import perf_counter
 from benchmarks import TABLES
 from benchmarks.runner import Settings, fmt_time, machine_header
 
-TABLE_OPTIONS = ("path", "timeout", "compile_timeout", "max_ops")  # run(settings, **these)
+# run(settings, **these)
+TABLE_OPTIONS = ("path", "timeout", "compile_timeout", "max_ops", "kernels")
 
 
 def _one_blas_thread():
@@ -50,6 +51,8 @@ def main(argv=None) -> int:
     table_opts.add_argument("--max-ops", type=int, default=None,
                             help="npbench: compile only graphs of at most this many ops "
                             "(default 1000)")
+    table_opts.add_argument("--kernels", type=lambda text: text.split(","), default=None,
+                            help="npbench: only these kernels (comma-separated names)")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:

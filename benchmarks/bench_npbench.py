@@ -1,11 +1,12 @@
 """Table "npbench": NPBench's NumPy kernels, unchanged, on graphc.
 
 ``python -m benchmarks npbench --path NPBENCH_CHECKOUT [--timeout S] [--compile-timeout S]
-[--max-ops N] [--quick]``. For every benchmark of the checkout (``bench_info/*.json``,
-preset ``S``) one child process runs ``npbench_harness``: NPBench's init builds the
-inputs, the ``_numpy.py`` kernel runs as it is and again with ``import numpy as np``
-turned into ``import graphc.numpy as np`` under ``gc.function``, and the returned values
-and every array argument are compared by NPBench's tolerance rule.
+[--max-ops N] [--kernels a,b] [--quick]``. For every benchmark of the checkout
+(``bench_info/*.json``, preset ``S``) one child process runs ``npbench_harness``:
+NPBench's init builds the inputs, the ``_numpy.py`` kernel runs as it is and again
+with ``import numpy as np`` turned into ``import graphc.numpy as np`` under
+``gc.function``, and the returned values and every array argument are compared by
+NPBench's tolerance rule.
 
 graphc runs twice (``npbench_harness.run_kernel``): first on its reference interpreter
 (trace + run: the check that decides pass / wrong / error), then from a fresh

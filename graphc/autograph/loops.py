@@ -192,6 +192,10 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
 
     def body_fn(*leaves):
         set_state(state_of(leaves[extra:]))
+        start = [getattr(p, "_sym", None) for p in leaves[extra:]]
+        for p in leaves[extra:]:
+            if isinstance(p, Tensor):
+                mutation.mark_placeholder(p)
         body(counter[2](leaves[0])) if counter else body()
         out, out_vars = [], []
         for name, value, (vleaves, td) in zip(names, get_state(), per_var):
@@ -217,6 +221,7 @@ def _stage_once(init, test, body, get_state, set_state, names, construct, counte
         # a variable still naming its placeholder object was written in place (or left
         # alone): the loop's result goes into the object it named before the loop
         same[:] = [o is p for o, p in zip(out, leaves[extra:])]
+        _check_rebound_writes(site, names, per_var, leaves[extra:], start, out, flat)
         return [counter[3](leaves[0]), *out] if counter else out
 
     if counter:
@@ -241,6 +246,32 @@ def _in_place(before, after, same) -> list:
             a = b
         out.append(a)
     return out
+
+
+def _check_rebound_writes(site, names, per_var, placeholders, start, out, before) -> None:
+    """Refuse a loop variable written in place and then rebound in the same body
+    (``A[0] += 1; A = B``) when its array from before the loop can be seen by others
+    (``mutation.observable``: an argument, a view, an enclosing loop's variable): each
+    iteration's writes go to whichever array the name held when it began, which a staged
+    loop cannot follow (the writes would be silently dropped). A fresh local array
+    rebound this way is fine: nobody else sees the writes (a second plain Python name
+    for it is the one case not detected; ``docs/mutation.md``)."""
+    k = 0
+    for name, (vleaves, _td) in zip(names, per_var):
+        for j in range(k, k + len(vleaves)):
+            p = placeholders[j]
+            if (isinstance(p, Tensor) and p.shape != () and not weak.is_weak(p)
+                    and p._sym is not start[j] and out[j] is not p
+                    and (not isinstance(before[j], Tensor)
+                         or mutation.observable(trace.current().parent, before[j]))):
+                raise errors.AliasError(
+                    f"{site.construct}: variable '{name}' is written in place inside the "
+                    "loop and then rebound to another array, so each iteration would write "
+                    "a different array (the caller's or another variable's on some "
+                    "iterations); graphc cannot stage that. Write into a copy "
+                    f"('{name} = {name}.copy()' before the writes) or do not rebind "
+                    f"'{name}' in the loop")
+        k += len(vleaves)
 
 
 def _nest_text(leaves, td) -> str:

@@ -181,6 +181,55 @@ def assign(ctx, t, new) -> None:
     _rederive(ctx, table, root, skip=t)
 
 
+# Tensor objects that stand for a value from outside their trace (a function's argument,
+# a loop body's variable): a write into one may be seen by the caller or the enclosing
+# loop. Keyed by id; the weak value tells a live entry from a reused id.
+_PLACEHOLDERS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+
+def mark_placeholder(t) -> None:
+    """``t`` stands for an argument or a loop variable (see :func:`observable`)."""
+    _PLACEHOLDERS[id(t)] = t
+
+
+def observable(ctx, t) -> bool:
+    """Whether a write into ``t`` may be seen other than through the names bound to
+    ``t`` itself: ``t`` is eager (outside every trace), an argument or loop variable,
+    a view, or the root of views, in ``ctx`` or an enclosing trace."""
+    if t._np is not None or _PLACEHOLDERS.get(id(t)) is t:
+        return True
+    while ctx is not None:
+        table = getattr(ctx, "views", None)
+        if table is not None and (_lookup(table, t) is not None
+                                  or table["children"].get(id(t))):
+            return True
+        ctx = ctx.parent
+    return False
+
+
+def reshape_in_place(ctx, t, new) -> None:
+    """``t.shape = s`` while tracing: the object ``t`` stands for ``new`` (the traced
+    ``reshape(t, s)``). A view stays a view of its root, with the reshape as the last
+    step of its path (a layout-dependent one: writes through it raise); a root with
+    views, an argument and a loop variable raise (their other names would keep the
+    old shape in graphc but not in NumPy, where they are the same object)."""
+    if t._sym.id not in ctx.owned or _PLACEHOLDERS.get(id(t)) is t:
+        raise AliasError(
+            f"setting .shape{source_info.where()} of a tensor from outside this trace or "
+            "loop body (an argument, a loop variable or a captured tensor) is not "
+            "supported: use t = t.reshape(...) instead")
+    table = _table(ctx)
+    entry, moved = _lookup(table, t), _lookup(table, new)
+    if entry is None and table["children"].get(id(t), set()) - {id(new)}:
+        raise AliasError(
+            f"setting .shape{source_info.where()} of a tensor that has views is not "
+            "supported (its views would keep the old shape's meaning): use "
+            "t = t.reshape(...) instead")
+    _rebind(ctx, t, new)
+    if entry is not None and moved is not None:
+        _insert(table, t, moved.root, moved.path)
+
+
 def _outer_root(ctx, t):
     """The tensor of an enclosing trace a write into ``t`` must reach: ``t``, or the
     root the trace that owns ``t`` recorded it a view of."""

@@ -67,6 +67,12 @@ class Tensor:
             return self._np.shape
         return self._sym.aval.shape
 
+    @shape.setter
+    def shape(self, value) -> None:
+        """``t.shape = s``: NumPy's in-place reshape, the same memory under a new shape
+        (``ops/inplace.set_shape``)."""
+        _inplace.set_shape(self, value)
+
     @property
     def dtype(self) -> np.dtype:
         if self._np is not None:

@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from graphc import config, nest, source_info
+from graphc.core import mutation
 from graphc.core import placement as eager_placement
 from graphc.core import trace as _trace
 from graphc.core.device_scope import local as _scoped
@@ -92,6 +93,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                     input_names[v.id] = name if td is None else f"{name} (leaf {i})"
                     specs.append(spec)
                     symbols.append(_symbolic(v))
+                    mutation.mark_placeholder(symbols[-1])
                     placeholders.append((len(ctx.inputs) - 1, symbols[-1], v))
                 else:
                     specs.append(leaf)

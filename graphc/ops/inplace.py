@@ -156,6 +156,23 @@ def fill(t, value, full_like) -> None:
     write(t, lambda src: full_like(src, value))
 
 
+def into_out(out, result, ufunc: str, other):
+    """``graphc.numpy``'s ``ufunc(..., out=out)``: ``result`` written into ``out`` (a
+    tensor, an ndarray, or a 1-tuple of one) as NumPy's same_kind rule casts it;
+    ``out`` returned."""
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if isinstance(target, Tensor):
+        check_writable(target, f"{ufunc}(..., out=t)")
+        store(target, result, ufunc, other)
+        return out
+    if isinstance(target, np.ndarray):
+        value = eager_operand(result) if isinstance(result, Tensor) else np.asarray(result)
+        np.copyto(target, value, casting="same_kind")
+        return out
+    raise TypeError(f"{ufunc}: out must be a tensor, an ndarray or a tuple of one, not "
+                    f"{type(out).__name__}{source_info.where()}")
+
+
 def ufunc_out(ufunc, method, inputs, kwargs, gnp):
     """A NumPy ufunc called with ``out=`` and a tensor among its operands or outputs:
     NumPy's result written into each ``out`` (an ndarray, or a tensor's array; a traced
@@ -183,3 +200,25 @@ def ufunc_out(ufunc, method, inputs, kwargs, gnp):
                                     for o in outs))
     getattr(ufunc, method)(*arrays, **kwargs)
     return outs[0] if len(outs) == 1 else outs
+
+
+def set_shape(t, shape) -> None:
+    """``t.shape = s``: ``t`` now sees its memory with shape ``s``, as NumPy's in-place
+    reshape (``-1`` allowed; NumPy's AttributeError where that would need a copy, which
+    eagerly NumPy decides). While tracing, ``t`` is rebound to ``reshape(t, s)``: a
+    root with no views, or a view (then a view whose layout graphc does not model:
+    reading it works, writing through it raises ``AliasError``, ``core/mutation``)."""
+    from graphc.ops.shape import reshape  # the op layer above the in-place methods
+
+    check_writable(t, "t.shape = ...")
+    shape = tuple(int(d) for d in shape) if isinstance(shape, tuple | list) else (int(shape),)
+    if t._np is None:
+        mutation.reshape_in_place(contexts.current(), t, reshape(t, shape))
+        return
+    arr = t._np.view()
+    arr.shape = shape  # NumPy raises when the memory layout needs a copy
+    if hooks.tapes:  # the records so far name the old value; t names the reshape
+        new = reshape(t, arr.shape)
+        hooks.rename_on_tapes(t, _eager(t._np.copy()))
+        hooks.rename_on_tapes(new, t)
+    t._np = arr

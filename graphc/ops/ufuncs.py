@@ -14,14 +14,26 @@ from graphc.core.registry import bind as _bind
 from graphc.core.registry import fast_binary, fast_unary
 from graphc.dtypes import as_dtype
 from graphc.ops import elementwise as _ew
+from graphc.ops import inplace as _inplace
 from graphc.ops.convert import asarray
 from graphc.ops.gather import argwhere
 
 
 def _wrap(op, name, nin):
-    fn = fast_unary(op) if nin == 1 else fast_binary(op)
+    fast = fast_unary(op) if nin == 1 else fast_binary(op)
+    if nin == 1:
+        def fn(x, out=None):
+            return fast(x) if out is None else _inplace.into_out(out, fast(x), name, x)
+    else:
+        def fn(x1, x2, out=None):
+            if out is None:
+                return fast(x1, x2)
+            return _inplace.into_out(out, fast(x1, x2), name, x2)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``np.{name}``, elementwise with broadcasting (op ``{op.name}``)."
+    fn.__doc__ = (f"``np.{name}``, elementwise with broadcasting (op ``{op.name}``); "
+                  "``out`` (positional or keyword: a tensor, an ndarray or a 1-tuple) is "
+                  "written with the result, cast as NumPy's same_kind rule allows, and "
+                  "returned.")
     if nin == 2:
         fn.outer = _outer(fn, name)
     return fn

@@ -21,6 +21,7 @@ from graphc.ir.graph import FrozenAttrs
 from graphc.ops.state import is_resource
 from graphc.saved_model import schema, structure
 
+_SIGNATURE_KEYS = {"function", "graph", "params", "inputs", "outputs"}
 _GRAPH_KEYS = {"name", "inputs", "token_in", "nodes", "outputs", "token_out"}
 _NODE_KEYS = {"op", "inputs", "attrs", "outputs", "src"}
 
@@ -316,8 +317,9 @@ def _set(owner, attr, value, name) -> None:
 
 def _signature(name, e, refs) -> ConcreteFunction:
     where = f"signatures[{name!r}]"
-    if type(e) is not dict or set(e) != {"function", "graph", "params", "inputs", "outputs"}:
-        raise SavedModelError(f"{where}: needs function, graph, params, inputs, outputs")
+    if type(e) is not dict or not _SIGNATURE_KEYS <= set(e) <= _SIGNATURE_KEYS | {"writes"}:
+        raise SavedModelError(f"{where}: needs function, graph, params, inputs, outputs "
+                              "(and optionally writes)")
     graph = schema.decode_attr({"graph": e["graph"]}, refs, where)
     if type(e["function"]) is not str or type(e["params"]) is not list \
             or type(e["inputs"]) is not list or len(e["inputs"]) != len(e["params"]):
@@ -351,11 +353,30 @@ def _signature(name, e, refs) -> ConcreteFunction:
                 not is_resource(want) and want != v.aval):
             raise SavedModelError(f"{where}: argument leaf {i} is {spec!r} but the graph "
                                   f"input is {v.aval}")
-    outs = structure.decode(e["outputs"], where, n_outputs=len(graph.outputs))
+    writes = _writes(e.get("writes", []), graph, where)
+    n_user = len(graph.outputs) - len(writes)
+    outs = structure.decode(e["outputs"], where, n_outputs=n_user)
     leaves, treedef = nest.flatten(outs)
     order = [x.k for x in leaves if isinstance(x, structure.Output)]
-    if order != list(range(len(graph.outputs))):
+    if order != list(range(n_user)):
         raise SavedModelError(f"{where}: outputs must use each graph output once, in order")
     template = [_TENSOR if isinstance(x, structure.Output) else x for x in leaves]
-    return ConcreteFunction(owner, graph, [p.name for p in params], structured, treedef,
-                            template)
+    concrete = ConcreteFunction(owner, graph, [p.name for p in params], structured, treedef,
+                                template)
+    if writes:  # written back into the caller's arrays after each call, as when traced
+        concrete._writes, concrete._single = writes, False
+    return concrete
+
+
+def _writes(writes, graph, where) -> tuple:
+    """The argument write-back list: distinct graph input indices, each matched by one of
+    the graph's last outputs of the same shape and dtype."""
+    if type(writes) is not list or any(type(k) is not int for k in writes) \
+            or len(set(writes)) != len(writes) or len(writes) > len(graph.outputs):
+        raise SavedModelError(f"{where}: writes must be a list of distinct input indices")
+    tail = graph.outputs[len(graph.outputs) - len(writes):]
+    for k, out in zip(writes, tail):
+        if not 0 <= k < len(graph.inputs) or is_resource(graph.inputs[k].aval) \
+                or out.aval != graph.inputs[k].aval:
+            raise SavedModelError(f"{where}: write-back of input {k} does not fit the graph")
+    return tuple(writes)

@@ -17,7 +17,6 @@ import numpy as np
 
 from graphc import nest
 from graphc.errors import SavedModelError
-from graphc.functions import write_back
 from graphc.functions.concrete import _TENSOR, ConcreteFunction
 from graphc.functions.function import Function
 from graphc.saved_model import schema, structure
@@ -220,22 +219,19 @@ class _Writer:
 
     def signature(self, pyname, sig_name, concrete) -> dict:
         where = f"signature {sig_name!r}"
-        if concrete._writes:
-            raise SavedModelError(
-                f"{where}: gc.function {concrete.name!r} writes into its arguments "
-                f"({', '.join(write_back.argument_name(concrete, k) for k in concrete._writes)}); "
-                "saving a function that writes its arguments back is not supported yet: "
-                "return the new values instead")
         graph_index = self.graph_index(concrete.graph)
         params = concrete._function._params
         leaves = [structure.Output(concrete._tensor_slots.index(i)) if t is _TENSOR else t
                   for i, t in enumerate(concrete._out_template)]
-        return {
+        entry = {
             "function": pyname, "graph": graph_index,
             "params": [_param(p, where) for p in params],
             "inputs": [structure.encode(s, where) for s in concrete._structured],
             "outputs": structure.encode(nest.unflatten(concrete._out_treedef, leaves), where),
         }
+        if concrete._writes:  # the arguments written back: the graph's last outputs
+            entry["writes"] = list(concrete._writes)
+        return entry
 
     def graph_index(self, graph) -> int:
         hit = self._index.get(id(graph))

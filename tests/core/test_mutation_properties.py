@@ -19,6 +19,8 @@ def _key(shape, a, b, c):
     if not shape:
         return ()
     n = shape[0]
+    if n == 0:
+        return slice(None)
     if a % 3 == 0:
         return a % n
     if a % 3 == 1:

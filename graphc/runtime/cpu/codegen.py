@@ -37,10 +37,11 @@ from graphc.runtime.cpu import (
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
     kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
+    kernels_linalg_decomp,  # noqa: F401  (registers cholesky, inv, solve, det, qr, svd, ...)
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
     kernels_reduce,  # registers reduction emitters; fuses max/min into loops
     kernels_save_stack,  # noqa: F401  (registers the saving loop's stack: empty, push)
-    kernels_setitem,  # noqa: F401  (registers setitem: t[key] = v with static keys)
+    kernels_setitem,  # registers setitem: t[key] = v; stores loops into its region
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
@@ -48,6 +49,7 @@ from graphc.runtime.cpu import (
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 from graphc.runtime.cpu.loops import Loops
+from graphc.runtime.cpu.ownership import Ownership
 from graphc.runtime.fallback import STATE_OPS, VARIABLE_ARGUMENT
 
 FN_NAME = "program"
@@ -100,8 +102,10 @@ def generate(graph: Graph) -> Program:
 class _Gen(Loops):
     """One generation: the emitters call ``line`` and ``tmp`` on it."""
 
-    def __init__(self, graph: Graph, parent: "_Gen | None" = None, allow_state=True):
+    def __init__(self, graph: Graph, parent: "_Gen | None" = None, allow_state=True,
+                 owned=()):
         self.graph = graph
+        self.owned = owned  # indices of graph inputs whose buffers this code may write
         self.namer = Namer(graph)
         self.vals: dict[int, Val] = {}
         self.reasons: list[str] = []
@@ -205,6 +209,9 @@ class _Gen(Loops):
                 self.readers.setdefault(v.id, []).append(node)
         for v in g.outputs:
             self.uses[v.id] = self.uses.get(v.id, 0) + 1
+        self.ownership = Ownership(g, self.owned)  # which writes go in place
+        self.regions: set = set()  # loop results that are views into a written target
+        self.stored: set = set()  # setitem nodes whose value a loop stored in place
         self.group = None  # the open fused loop (see loops.Loops)
         self.done = set()  # nodes already emitted with an earlier one (a fused reduction)
         for node in g.nodes:
@@ -214,7 +221,12 @@ class _Gen(Loops):
             try:
                 if any(v.aval.shape is None for v in node.inputs if not v.aval.is_token):
                     raise Unsupported("operand of unknown rank")
-                if self._join(node):
+                if self.ownership.writes_operand(node):
+                    self._flush()  # an open fused loop may read the old contents
+                if node in self.ownership.into_region:
+                    self._flush()
+                    kernels_setitem.region(self, node, self.ownership.into_region[node])
+                elif self._join(node):
                     continue
                 if self.group is not None and any(v.id in self.group.made
                                                   for v in node.inputs):
@@ -228,10 +240,11 @@ class _Gen(Loops):
                     self.vals.setdefault(v.id, Val(self._var(v), v.aval))
         self._flush()
 
-    def inline(self, graph: Graph, args: list[Val]) -> list[Val]:
-        """Emit ``graph`` (a branch or loop body) here, its inputs bound to ``args``;
-        returns the Vals of its outputs. Raises Unsupported when part of it is."""
-        child = _Gen(graph, parent=self)
+    def inline(self, graph: Graph, args: list[Val], owned=()) -> list[Val]:
+        """Emit ``graph`` (a branch or loop body) here, its inputs bound to ``args``
+        (those at indices ``owned`` hold buffers it may write: ``ownership``); returns
+        the Vals of its outputs. Raises Unsupported when part of it is."""
+        child = _Gen(graph, parent=self, owned=owned)
         for v, x in zip(graph.inputs, args):
             child.vals[v.id] = Val(x.name, v.aval, x.contig)
         child._nodes()

@@ -50,11 +50,16 @@ def _carried(v: Val, aval) -> str:
     return src if v.contig else f"{src}.copy()"
 
 
-def _assign(g, outs, vals, avals) -> None:
-    """``outs = vals`` for the data values (an effect token, last, carries nothing)."""
-    pairs = [(o, v, a) for o, v, a in zip(outs, vals, avals) if not a.is_token]
-    outs = [o for o, _v, _a in pairs]
-    srcs = [_carried(v, a) for _o, v, a in pairs]
+def _assign(g, outs, vals, avals, copy=()) -> None:
+    """``outs = vals`` for the data values (an effect token, last, carries nothing); the
+    values at indices ``copy`` are copied (a loop writes their buffers in place)."""
+    pairs = [(o, v, a, k in copy) for k, (o, v, a) in enumerate(zip(outs, vals, avals))
+             if not a.is_token]
+    outs = [o for o, _v, _a, _c in pairs]
+    srcs = []
+    for _o, v, a, c in pairs:
+        src = _carried(v, a)
+        srcs.append(f"{src}.copy()" if c and src == v.name else src)
     if len(outs) == 1:
         g.line(f"{outs[0]} = {srcs[0]}")
     elif outs:  # one tuple assignment: every right-hand side is read before any write
@@ -73,7 +78,8 @@ def _branches(g, node, tests, graphs, operands, outs) -> list[Val]:
             g.line("else:")
         g.depth += 1
         g.line("pass")  # a branch with no nodes and no outputs is still a block
-        _assign(g, outs, g.inline(graph, operands), avals)
+        _assign(g, outs, g.inline(graph, operands, g.ownership.branches.get(node, ())),
+                avals)
         g.depth -= 1
     return [Val(o, a, contig=True) for o, a in zip(outs, avals)]
 
@@ -102,13 +108,14 @@ def _while_loop(g, node, ins, outs):
     n = len(body.outputs)
     avals = [v.aval for v in node.outputs]
     extra = ins[n:]  # loop-invariant operands (captured values; then the effect token)
-    _assign(g, outs, ins[:n], avals)
+    owned, copy = g.ownership.loops.get(node, ((), ()))  # arrays written in place
+    _assign(g, outs, ins[:n], avals, copy)
     state = [Val(o, a, contig=True) for o, a in zip(outs[:n], avals)]
     g.line("while True:")
     g.depth += 1
     (pred,) = g.inline(cond, state + extra)
     g.line(f"if not {_truth(pred, 'the condition of while_loop')}:")
     g.line("    break")
-    _assign(g, outs, g.inline(body, state + extra), avals)
+    _assign(g, outs, g.inline(body, state + extra, owned), avals)
     g.depth -= 1
     return state + [Val(TOKEN_NAME, a) for a in avals[n:]]

@@ -37,10 +37,28 @@ def _setitem(g, node, ins, outs):
         value = f"{v.name}.astype({np_type(aval.dtype)})"
     else:
         value = v.name
-    g.line(f"{outs[0]} = {x.name}.copy()")
-    index = ", ".join(parts) if parts else "..."
-    g.line(f"{outs[0]}[{index}] = {value}")
-    return [Val(outs[0], aval)]  # .copy() is C-contiguous
+    if node in g.ownership.in_place:  # nobody sees the old contents (ownership.py)
+        g.line(f"{outs[0]} = {x.name}")
+        result = Val(outs[0], aval, x.contig)
+    else:
+        g.line(f"{outs[0]} = {x.name}.copy()")
+        result = Val(outs[0], aval)  # .copy() is C-contiguous
+    if node not in g.stored:  # else the value's loop wrote the region already
+        index = ", ".join(parts) if parts else "..."
+        g.line(f"{outs[0]}[{index}] = {value}")
+    return [result]
+
+
+def region(g, maker, node) -> None:
+    """Bind ``maker``'s result (an elementwise loop's) to the view ``x[key]`` of the
+    buffer the in-place ``setitem`` ``node`` writes, so the loop stores there directly
+    and ``node`` only names the buffer (``ownership.Ownership.into_region``)."""
+    x = g.vals[node.inputs[0].id]
+    parts = basic_index(g, x, node.attrs["key"], "setitem", newaxis=False)
+    name = g._var(maker.outputs[0])
+    g.line(f"{name} = {x.name}[{', '.join(parts) if parts else '...'}]")
+    g.regions.add(name)
+    g.stored.add(node)
 
 
 def _run_time_index(g, x, key, idx) -> list[str]:

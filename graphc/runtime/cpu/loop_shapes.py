@@ -14,14 +14,17 @@ from graphc.runtime.cpu.parallel import parallel_settings
 
 
 class LoopShapes:
-    """Loop emission by shape; needs ``line``, ``tmp``, ``depth`` and ``flags``."""
+    """Loop emission by shape; needs ``line``, ``tmp``, ``depth``, ``flags`` and
+    ``regions`` (results bound to a view of a buffer written in place)."""
 
     def _loops(self, g, ins, elem, body, results, outs, shape, arrays, size) -> None:
         """The loop (flat, row-wise or N-d, whichever the operands allow) running ``body``."""
         shp = f"_shp{g}"
         static = None not in shape
         same = {j for j in arrays if static and ins[j].aval.shape == shape}
-        if all(ins[j].contig and j in same for j in arrays):
+        if set(outs) & self.regions:  # the result is a strided view: index it in N-d
+            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
+        elif all(ins[j].contig and j in same for j in arrays):
             self._flat_loop(g, ins, elem, body, results, outs, len(shape), size)
         elif all(ins[j].contig and len(ins[j].aval.shape) == len(shape) for j in arrays) \
                 and not static:

@@ -194,6 +194,8 @@ class Loops(LoopShapes):
     def _allocate(self, o, shp, aval, size) -> None:
         """``o = np.empty(shp)``; for a program result that may be big, last call's result
         ``rK`` instead when the executor passes one of the right shape (recycle.py)."""
+        if o in self.regions:
+            return  # already a view into the buffer a setitem writes (ownership.py)
         big = size is None or size * aval.dtype.itemsize >= HUGEPAGE_BYTES
         recycled = big and o in self.recycle
         if recycled:

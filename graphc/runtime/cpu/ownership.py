@@ -1,0 +1,273 @@
+"""Which buffers a generated program may write in place (``docs/runtime.md``, "In place").
+
+Traced writes are functionalized (``docs/mutation.md``): ``A[1:-1] = e`` is a ``setitem``
+node whose result is a *new* value, so the plain lowering copies ``A`` and writes the
+copy. This analysis finds where the copy is not needed, so the Numba program writes
+into ``A``'s buffer itself:
+
+* every value gets the set of *buffers* (roots) it may share memory with: a fresh
+  result (an elementwise loop, a copy) has its own root, an op the analysis does not
+  know returns something that may alias every array operand (views, reshapes: always
+  safe), constants and the program's arguments are buffers graphc does not own;
+* a ``setitem`` writes in place when every root of its target is owned by the program,
+  its value shares no root with the target (NumPy reads the right-hand side first), and
+  no value that shares a root with the target and exists before the write is read
+  after it: the old contents are unobservable;
+* the elementwise loop that computes the written value stores straight into the region
+  (no temporary array) when that loop's result feeds only the write, has the region's
+  shape and dtype, reads nothing sharing the target's buffer, and no node between the
+  loop and the write reads the target;
+* a ``while_loop``'s carried array owns its buffer in the body when each iteration's
+  result for it is owned and shares no buffer with another carried value; the loop
+  copies the initial value once, on entry, unless the loop is that value's last reader
+  (then it takes the buffer over). A stencil ``B[1:-1] = f(A); A[1:-1] = g(B)`` in a
+  loop then allocates nothing per iteration.
+* a branch (``cond``/``switch_case``) operand that the branch is the last reader of is
+  owned inside the branch.
+"""
+
+from __future__ import annotations
+
+from graphc.runtime.cpu.kernels import EMITTERS
+
+_UNOWNED = "unowned"   # a constant, a captured value, an argument: never written
+
+
+def _is_array(v) -> bool:
+    aval = v.aval
+    return not aval.is_token and aval.shape is not None and len(aval.shape) > 0 \
+        and getattr(aval, "dtype", None) is not None
+
+
+def region_shape(shape, key):
+    """The shape ``x[key]`` has for a static basic key of ints, literal slices and
+    ``...`` over a static ``shape``; None when it is not known statically."""
+    if shape is None or None in shape:
+        return None
+    used = sum(1 for e in key if e[0] in ("int", "slice"))
+    out, axis = [], 0
+    for tag, *rest in key:
+        if tag == "int":
+            axis += 1
+        elif tag == "slice":
+            if any(isinstance(p, tuple) for p in rest):
+                return None
+            out.append(len(range(*slice(*rest).indices(shape[axis]))))
+            axis += 1
+        elif tag == "ellipsis":
+            take = len(shape) - used
+            out.extend(shape[axis:axis + take])
+            axis += take
+        else:
+            return None
+    return tuple(out) + tuple(shape[axis:])
+
+
+class Ownership:
+    """The in-place plan for one graph whose inputs ``owned`` (indices) are buffers the
+    program owns exclusively (a loop's carried arrays, a branch's handed-over operands)."""
+
+    def __init__(self, graph, owned=()):
+        self.graph = graph
+        self.in_place: set = set()       # setitem nodes that write into their target
+        self.into_region: dict = {}      # elementwise node -> the setitem it stores for
+        self.loops: dict = {}            # while_loop node -> (owned slots, slots copied
+                                         # on entry); the body's inputs ``owned``
+        self.branches: dict = {}         # cond/switch_case node -> owned operands (their
+                                         # index among the branch graphs' inputs)
+        self.written: set = set()        # roots some write here (or below) goes into
+        self._owned_roots: set = set()
+        self._roots: dict = {}
+        self._pos: dict = {}
+        self._last: dict = {}
+        for i, v in enumerate(graph.inputs):
+            if _is_array(v):
+                root = ("in", i) if i in owned else _UNOWNED
+                self._roots[v.id] = frozenset([root])
+                if i in owned:
+                    self._owned_roots.add(root)
+        self._run()
+
+    # -- queries
+    def roots(self, v) -> frozenset:
+        return self._roots.get(v.id, frozenset())
+
+    def writes_operand(self, node) -> bool:
+        """Whether ``node`` writes into a buffer one of its operands holds (so every
+        read of the old contents must be emitted before it)."""
+        if node in self.in_place or self.branches.get(node):
+            return True
+        slots = self.loops.get(node)
+        return slots is not None and bool(slots[0] - slots[1])
+
+    def input_written(self, i) -> bool:
+        """Whether a write here goes into graph input ``i``'s buffer."""
+        return ("in", i) in self.written
+
+    # -- the walk
+    def _run(self) -> None:
+        nodes = self.graph.nodes
+        end = len(nodes)
+        for p, node in enumerate(nodes):
+            for v in node.outputs:
+                self._pos[v.id] = p
+            for v in node.inputs:
+                self._last[v.id] = p
+        for v in self.graph.outputs:
+            self._last[v.id] = end
+        for p, node in enumerate(nodes):
+            name = node.op.name
+            if name == "setitem":
+                self._setitem(p, node)
+            elif name == "while_loop":
+                self._while_loop(p, node)
+            elif name in ("cond", "switch_case"):
+                self._branch(p, node)
+            else:
+                self._plain(p, node)
+
+    def _fresh(self, p, k) -> frozenset:
+        root = ("node", p, k)
+        self._owned_roots.add(root)
+        return frozenset([root])
+
+    def _operand_roots(self, node) -> frozenset:
+        out = frozenset()
+        for v in node.inputs:
+            out |= self.roots(v)
+        return out
+
+    def _plain(self, p, node) -> None:
+        if node.op.name == "const":  # passed in on every call: never written
+            fresh = False
+            known = frozenset([_UNOWNED])
+        else:
+            fresh = allocates(node.op)
+            known = self._operand_roots(node) | {_UNOWNED}  # a view, or who knows
+        for k, v in enumerate(node.outputs):
+            if _is_array(v):
+                self._roots[v.id] = self._fresh(p, k) if fresh else known
+
+    def _owned(self, roots) -> bool:
+        return bool(roots) and roots <= self._owned_roots
+
+    def _dead_after(self, p, roots) -> bool:
+        """No value made before node ``p`` that shares one of ``roots`` is read after it."""
+        for vid, r in self._roots.items():
+            if r & roots and self._pos.get(vid, -1) < p and self._last.get(vid, -1) > p:
+                return False
+        return True
+
+    def _handed_over(self, p, node, i) -> bool:
+        """Whether operand ``i`` of node ``p`` can give its buffer to the node: owned,
+        shared with no other operand, and not read after the node."""
+        roots = self.roots(node.inputs[i])
+        if not self._owned(roots):
+            return False
+        if any(self.roots(w) & roots for j, w in enumerate(node.inputs) if j != i):
+            return False
+        return self._dead_after(p, roots)
+
+    def _setitem(self, p, node) -> None:
+        x, value = node.inputs[0], node.inputs[1]
+        target = self.roots(x)
+        out = node.outputs[0]
+        if (self._owned(target) and not (self.roots(value) & target)
+                and self._dead_after(p, target)):
+            self.in_place.add(node)
+            self.written |= target
+            self._roots[out.id] = target
+            self._store_into_region(p, node, target)
+        else:
+            self._roots[out.id] = self._fresh(p, 0)
+
+    def _store_into_region(self, p, node, target) -> None:
+        if len(node.inputs) != 2:
+            return  # run-time index parts: the region's shape is not static
+        value, x = node.inputs[1], node.inputs[0]
+        f = self._pos.get(value.id)
+        if f is None or self._last.get(value.id) != p:
+            return
+        maker = self.graph.nodes[f]
+        op = maker.op
+        if not (op.name == "fused_elementwise" or (op.elementwise and op.name not in EMITTERS)):
+            return  # not a loop the generator writes (``loops.Loops.elementwise``)
+        if len(maker.outputs) != 1 or sum(v is value for v in node.inputs) != 1:
+            return
+        if sum(1 for n in self.graph.nodes for v in n.inputs if v is value) != 1:
+            return  # read twice (or by a reduction fused into the loop)
+        shape = region_shape(x.aval.shape, node.attrs["key"])
+        if not shape or tuple(value.aval.shape) != shape \
+                or value.aval.dtype != out_dtype(node):
+            return
+        if self._pos.get(x.id, -1) >= f or self._operand_roots(maker) & target:
+            return
+        for n in self.graph.nodes[f + 1:p]:
+            if self._operand_roots(n) & target:
+                return
+        self.into_region[maker] = node
+
+    def _while_loop(self, p, node) -> None:
+        body = node.attrs["body"]
+        n = len(body.outputs)
+        slots = {k for k in range(n) if _is_array(node.outputs[k])}
+        while True:  # shrinks until stable: the carried arrays the body writes in place
+            plan = Ownership(body, slots)
+            outs = [plan.roots(v) for v in body.outputs]
+            keep = {k for k in slots if plan._owned(outs[k]) and not any(
+                outs[k] & outs[j] for j in range(n) if j != k)}
+            need = {k for k in keep if plan.input_written(k)}
+            grow = need
+            while grow:  # a buffer written in place may arrive through another slot
+                came = {r[1] for k in grow for r in outs[k] if r[0] == "in"} & keep
+                grow, need = came - need, need | came
+            if need == slots:
+                break
+            slots = need
+        copy = frozenset(k for k in slots if not self._handed_over(p, node, k))
+        self.loops[node] = (frozenset(slots), copy)
+        taken = frozenset().union(*(self.roots(node.inputs[k]) for k in slots - copy))
+        self.written |= taken
+        everything = self._operand_roots(node)
+        for k, v in enumerate(node.outputs):
+            if _is_array(v):
+                self._roots[v.id] = (taken if k in slots else everything | {_UNOWNED}) \
+                    | self._fresh(p, k)
+
+    def _branch(self, p, node) -> None:
+        graphs = [node.attrs["true_fn"], node.attrs["false_fn"]] if node.op.name == "cond" \
+            else list(node.attrs["branches"])
+        operands = node.inputs[1:]
+        owned = {i for i, v in enumerate(operands)
+                 if _is_array(v) and self._handed_over(p, node, i + 1)}
+        self.branches[node] = frozenset(owned)
+        results = [frozenset()] * len(node.outputs)
+        for graph in graphs:
+            plan = Ownership(graph, owned)
+            for i in owned:
+                if plan.input_written(i):
+                    self.written |= self.roots(operands[i])
+            for k, v in enumerate(graph.outputs):  # in the parent's terms
+                for r in plan.roots(v):
+                    results[k] = results[k] | (
+                        self.roots(operands[r[1]]) if r[0] == "in"
+                        else self._fresh(p, k) if r[0] == "node" else {_UNOWNED})
+        for k, v in enumerate(node.outputs):
+            if _is_array(v):
+                self._roots[v.id] = results[k] or frozenset([_UNOWNED])
+
+
+def allocates(op) -> bool:
+    """Whether the Numba lowering of ``op`` always returns a new array: an elementwise
+    loop, or one of the allocating emitters."""
+    if op.name == "fused_elementwise" or op.name in ALLOCATING_EMITTERS:
+        return True
+    return op.elementwise and not op.multiple_results and op.name not in EMITTERS
+
+
+# emitters whose array result is always made by np.full / np.zeros / np.concatenate
+ALLOCATING_EMITTERS = frozenset({"full", "full_like", "eye", "concatenate", "stack"})
+
+
+def out_dtype(node):
+    return node.outputs[0].aval.dtype
