@@ -31,6 +31,7 @@ from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespac
     uint8,
 )
 from graphc.ops import elementwise as _ew
+from graphc.ops import linalg_namespace as linalg  # noqa: F401  (gnp.linalg)
 from graphc.ops import ufuncs as _ufuncs
 from graphc.ops.convert import array, asarray  # noqa: F401
 from graphc.ops.creation import (  # noqa: F401

@@ -36,6 +36,7 @@ RULES_TESTED_ELSEWHERE = {
     "switch_case": "control-flow gradients (graphc/ops/control/grad.py)",
     "while_loop": "control-flow gradients (graphc/ops/control/grad.py)",
     "py_function": "tests/state/test_pyfunc.py (py_function's gradient)",
+    "eig": "tests/numpy_api/test_linalg_eig.py (complex results: the rule refuses)",
 }
 
 

@@ -37,6 +37,14 @@ ON_HOST = {
     'setitem': 'no CUDA kernel for op setitem',
     'tensor_scatter_nd_update': 'no CUDA kernel for op tensor_scatter_nd_update',
     'unsorted_segment_sum': 'no CUDA kernel for op unsorted_segment_sum',
+    # numpy.linalg's factorizations and solvers (graphc/ops/linalg_decomp.py): LAPACK on
+    # the host
+    **{name: f'no CUDA kernel for op {name}' for name in (
+        'cholesky', 'det', 'eigh', 'inv', 'linalg_conj', 'qr', 'slogdet', 'solve', 'svd',
+        'svdvals')},
+    'eig': 'dtype complex128 has no CUDA kernels (float16 and complex run on the host)',
+    'lstsq': '%2, %3, %4, %5 = lstsq %0 %1 rcond=None: a value of unknown shape (f64[?]); '
+             'CUDA kernels need static shapes',
 }
 
 OPS = sorted(name for name, op in all_ops().items()

@@ -553,6 +553,13 @@ NEEDS_KNOWN_DIMS = {
 # it turns into a failure the moment the bug is fixed and the entry is stale.
 KNOWN_BUGS: dict[str, str] = {}
 
+# the linalg ops' samples (graphc/ops/linalg_decomp.py) live in a file of their own
+from linalg_decomp_samples import LINALG_DATA_DEPENDENT_DIMS, LINALG_EQUIV, LINALG_SAMPLES  # noqa: E402, I001, E501
+
+SAMPLES.update(LINALG_SAMPLES)
+NUMPY_EQUIV.update(LINALG_EQUIV)
+DATA_DEPENDENT_DIMS.update(LINALG_DATA_DEPENDENT_DIMS)
+
 
 # --------------------------------------------------------------------------- checks
 def _frozen(attrs):

@@ -40,6 +40,8 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 # signature and source location stripped). Such a node runs on the interpreter (as its
 # own segment, see graphc/runtime/cpu/segments.py).
 NOT_COMPILED = {
+    "eig": "eig's result has dtype complex128, which the Numba backend does not compile yet "
+           "(float16 and complex run on the interpreter)",
 }
 
 OPS = sorted(name for name, op in all_ops().items()
@@ -83,7 +85,8 @@ ALL_SAMPLES = ("argmax", "argmin", "cumsum", "cumprod", "flip", "full", "full_li
                "getitem", "outer", "shape", "softplus")
 # ULP allowed per op beyond test_numba_backend's TRANSCENDENTAL set (libm log1p/exp in
 # Numba vs NumPy's own).
-ULP = {"softplus": ULP_TOL}
+# cholesky: Numba's potrf runs on the transposed triangle; svdvals: gesdd with vectors
+ULP = {"softplus": ULP_TOL, "cholesky": ULP_TOL, "svdvals": ULP_TOL}
 SAMPLED = [(name, k) for name in COMPILED
            for k in (range(len(SAMPLES[name])) if name in ALL_SAMPLES else (0,))
            if k == 0 or _reason(name, k) is None]
