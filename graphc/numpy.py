@@ -49,7 +49,16 @@ from graphc.ops.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from graphc.ops.differences import diff, roll
 from graphc.ops.gather import argwhere, nonzero  # noqa: F401
+from graphc.ops.grids import c_, ix_, meshgrid, mgrid, ogrid, r_
+from graphc.ops.histograms import (
+    bincount,
+    digitize,
+    histogram,
+    histogram_bin_edges,
+    searchsorted,
+)
 from graphc.ops.indexing import take, take_along_axis  # noqa: F401
 from graphc.ops.join import atleast_1d, atleast_2d, concatenate, hstack, split, stack, vstack
 from graphc.ops.linalg import (  # noqa: F401
@@ -97,6 +106,7 @@ from graphc.ops.shape import (  # noqa: F401
     tile,
     transpose,
 )
+from graphc.ops.statistics import corrcoef, cov
 from graphc.ops.triangular import tri, tril, triu  # noqa: F401
 from graphc.ops.ufuncs import (
     _BINARY,
