@@ -18,4 +18,5 @@ TABLES = {
     "dask": "benchmarks.bench_dask",
     "cuda": "benchmarks.cuda_table",
     "npbench": "benchmarks.bench_npbench",
+    "tensor_array": "benchmarks.bench_tensor_array",
 }

@@ -175,3 +175,27 @@ def test_a_staged_loop_refuses_to_write_an_argument_and_then_rebind_it():
     with pytest.raises(gc.errors.AliasError, match="'A' is written in place inside the "
                        "loop and then rebound"):
         gc.function(rebinds)(np.zeros(3), np.ones(3), np.array(3))
+
+
+def collect(x, n):
+    ta = gc.TensorArray(gnp.float64, size=0, dynamic_size=True)
+    for i in gc.range(n):
+        x = x * 0.5 + 1.0
+        ta = ta.write(i, x)
+    return ta.stack()
+
+
+def test_tensor_array_appends_write_the_buffer_in_place():
+    f = gc.function(collect)
+    x = np.arange(6.0).reshape(2, 3)
+    want, s = [], x
+    for _ in range(40):
+        s = s * 0.5 + 1.0
+        want.append(s)
+    np.testing.assert_array_equal(f(x, np.array(40)), np.stack(want))
+    assert f.get_concrete_function(x, np.array(40)).runtime.backend == "numba"
+    few = _allocations(f, x, np.array(64))
+    many = _allocations(f, x, np.array(256))
+    # per step: the loop's x (one array); the buffer only when it doubles (64 -> 256: 2)
+    assert many - few <= (256 - 64) + 2
+    assert many - few >= 256 - 64  # the measurement sees the per-step result arrays

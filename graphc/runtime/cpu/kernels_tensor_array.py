@@ -1,10 +1,12 @@
 """Numba emitters for the TensorArray ops (``graphc/ops/tensor_array/ops.py``).
 
-Each writes the same steps as the op's NumPy ``ref``: a write copies the buffer into a new
-one (grown by doubling when a dynamic array needs room), checks every index, and writes
-the rows. A failed check raises inside the program; the executor then reruns the graph on
-the interpreter, whose ``ref`` raises the user-facing ``InvalidArgumentError`` naming the
-node and the user's line.
+Each writes the same steps as the op's NumPy ``ref``: a write copies the buffer into a
+new one (grown by doubling when a dynamic array needs room), checks every index, and
+writes the rows; where nobody reads the old buffer again (``ownership.py``: a
+loop-carried array, say) a write that fits writes the buffer itself, so appends cost
+amortized O(1). A failed check raises inside the program; the executor then reruns the
+graph on the interpreter, whose ``ref`` raises the user-facing ``InvalidArgumentError``
+naming the node and the user's line.
 """
 
 from __future__ import annotations
@@ -77,12 +79,19 @@ def write(g, node, ins, outs):
     else:
         g.line("    raise ValueError('TensorArray: index out of bounds (dynamic_size=False)')")
     out = outs[0]
+    if node in g.ownership.in_place:  # nobody reads the old buffer: reuse it if it fits
+        g.line(f"if {keep} and {new} == {cap}:")
+        g.line(f"    {out} = {b.name}")
+        g.line("else:")
+        g.depth += 1
     g.line(f"{out} = np.empty({shape_expr([new, *vdims])}, {np_type(aval.dtype)})")
     g.line(f"if {keep}:")
     g.line(f"    {out}[:{cap}] = {b.name}")
     g.line(f"    {out}[{cap}:] = 0")
     g.line("else:")
     g.line(f"    {out}[:] = 0")
+    if node in g.ownership.in_place:
+        g.depth -= 1
     if mode == "one":
         g.line(f"{out}[{lo}] = {v.name}")
     elif mode == "block":

@@ -117,8 +117,8 @@ class Ownership:
             self._last[v.id] = end
         for p, node in enumerate(nodes):
             name = node.op.name
-            if name == "setitem":
-                self._setitem(p, node)
+            if name in WRITES:
+                self._write(p, node, *WRITES[name])
             elif name == "while_loop":
                 self._while_loop(p, node)
             elif name in ("cond", "switch_case"):
@@ -168,16 +168,23 @@ class Ownership:
             return False
         return self._dead_after(p, roots)
 
-    def _setitem(self, p, node) -> None:
-        x, value = node.inputs[0], node.inputs[1]
+    def _write(self, p, node, t, value, grows) -> None:
+        """A write op: operand ``t`` the target, operand ``value`` the written value;
+        ``grows``: the lowering may still allocate (a TensorArray out of room), so the
+        result is the target's buffer or a fresh one, owned either way."""
+        x = node.inputs[t]
         target = self.roots(x)
         out = node.outputs[0]
-        if (self._owned(target) and not (self.roots(value) & target)
+        for k, v in enumerate(node.outputs[1:], 1):
+            if _is_array(v):
+                self._roots[v.id] = self._fresh(p, k)
+        if (self._owned(target) and not (self.roots(node.inputs[value]) & target)
                 and self._dead_after(p, target)):
             self.in_place.add(node)
             self.written |= target
-            self._roots[out.id] = target
-            self._store_into_region(p, node, target)
+            self._roots[out.id] = target | self._fresh(p, 0) if grows else target
+            if node.op.name == "setitem":
+                self._store_into_region(p, node, target)
         else:
             self._roots[out.id] = self._fresh(p, 0)
 
@@ -266,7 +273,12 @@ def allocates(op) -> bool:
 
 
 # emitters whose array result is always made by np.full / np.zeros / np.concatenate
-ALLOCATING_EMITTERS = frozenset({"full", "full_like", "eye", "concatenate", "stack"})
+ALLOCATING_EMITTERS = frozenset({"full", "full_like", "eye", "concatenate", "stack",
+                                 "tensor_array_zeros"})
+
+# ops that write into an operand: op -> (target operand, value operand, may allocate);
+# their emitters check ``in_place`` (kernels_setitem, kernels_tensor_array)
+WRITES = {"setitem": (0, 1, False), "tensor_array_write": (0, 3, True)}
 
 
 def out_dtype(node):
