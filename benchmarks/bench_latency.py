@@ -19,10 +19,17 @@ from time import perf_counter
 
 from benchmarks.runner import fmt_time, render_table
 
+# Modules `import graphc` must not load (docs/architecture.md, "Import cost"): each is
+# imported by its first use. A tuple of prefixes for str.startswith.
+INTEGRATIONS = ("numba", "llvmlite", "dask", "graphc.dask", "graphc.saved_model",
+                "graphc.autograph.transformer", "graphc.runtime", "graphc.passes",
+                "graphc.__main__")
+
 # The child program: prints a JSON dict of seconds. MODE picks what it measures.
 _CHILD = r"""
 import json, os, sys, time
 t0 = time.perf_counter()
+INTEGRATIONS = %r
 mode = sys.argv[1]
 if mode == "numpy":
     import numpy
@@ -55,7 +62,9 @@ if mode in ("small", "small_numba", "small_jax"):  # first compile of a small gr
 import graphc as gc
 t1 = time.perf_counter()
 out = {"import": t1 - t0, "numba_imported": "numba" in sys.modules}
-if mode == "import":
+if mode == "import":  # what `import graphc` loaded: none of INTEGRATIONS, how many modules
+    out["graphc_modules"] = sum(m.split(".")[0] == "graphc" for m in sys.modules)
+    out["integrations"] = sorted(m for m in sys.modules if m.startswith(INTEGRATIONS))
     print(json.dumps(out)); sys.exit()
 x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
 
@@ -88,8 +97,8 @@ print(json.dumps(out))
 
 def _child(mode: str, env: dict) -> dict:
     t0 = perf_counter()
-    res = subprocess.run([sys.executable, "-c", _CHILD, mode], env=env, capture_output=True,
-                         text=True, check=False)
+    res = subprocess.run([sys.executable, "-c", _CHILD % (INTEGRATIONS,), mode], env=env,
+                         capture_output=True, text=True, check=False)
     wall = perf_counter() - t0
     if res.returncode != 0:
         raise RuntimeError(f"latency child {mode!r} failed:\n{res.stderr}")
@@ -118,9 +127,14 @@ def run(settings) -> str:
 
     row("import numpy (reference)", [_child("numpy", base) for _ in range(reps)], "import", "")
     imports = [_child("import", base) for _ in range(reps)]
-    row("import graphc (numpy included)", imports, "import", "<= 0.3 s")
+    row("import graphc (numpy included)", imports, "import", "<= 0.2 s")
     if any(r["numba_imported"] for r in imports):
         notes.append("WARNING: import graphc imported Numba")
+    loaded = sorted({m for r in imports for m in r["integrations"]})
+    notes.append(f"import graphc: {imports[0]['graphc_modules']} graphc modules; "
+                 + (f"WARNING: it loaded {', '.join(loaded)}" if loaded else
+                    "no integration (Dask, saved graphs, AutoGraph's transformer, the "
+                    "passes, the CPU/CUDA backends, the CLI) and not Numba"))
     row("import numba (reference)", [_child("numba", base) for _ in range(reps)], "import", "")
 
     cold = [_child("first", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})

@@ -1,18 +1,20 @@
 """graphc: a graph-tracing compiler for NumPy-style Python.
 
 Public API re-exports only; each name is defined in the module that owns it.
+
+The integrations (``gc.saved_model``, ``gc.dask``) and the compile layer (``gc.cache``,
+``graphc.passes``, ``graphc.runtime``) are imported on first use, through the module
+``__getattr__`` at the end of this file (docs/architecture.md, "Import cost").
 """
 
-from graphc import (  # graphc.dask imports Dask only when used
+from graphc import (
     autograph,
     config,
-    dask,
     debugging,
     errors,
     math,
     numpy,
     random,
-    saved_model,
     version,
 )
 from graphc.config import functions_run_eagerly, run_functions_eagerly
@@ -59,7 +61,6 @@ from graphc.ops.reduce import (
 from graphc.ops.reduce import tf_argmax as argmax
 from graphc.ops.shape import rank, shape, size
 from graphc.ops.tensor_array.array import TensorArray
-from graphc.runtime.cpu import cache
 from graphc.tf_api import (
     abs,
     add,
@@ -107,7 +108,6 @@ __version__ = version.__version__
 from graphc.core import device_names as _device_names  # noqa: E402
 from graphc.core import hooks as _hooks  # noqa: E402
 from graphc.core.tensor import install as _install_tensor  # noqa: E402
-from graphc.dask import api as _dask_api  # noqa: E402
 from graphc.functions import function as _function_module  # noqa: E402
 from graphc.ops import indexing as _indexing  # noqa: E402
 from graphc.ops import inplace as _inplace  # noqa: E402
@@ -139,11 +139,47 @@ def _cuda_backend():
 
 
 _hooks.cuda_backend = _cuda_backend
+
+
+def _dask_call(fn, args):
+    """The Dask integration's call handler: ``graphc.dask`` is imported by the first call
+    that reaches it, made once the program has imported ``dask.array``."""
+    from graphc.dask import api  # deferred: graphc.dask, loaded once Dask is in use
+
+    return api.dask_call(fn, args)
+
+
 # a gc.function called with Dask arrays runs block by block
-_function_module.call_handlers.append(("dask.array", _dask_api.dask_call))
+_function_module.call_handlers.append(("dask.array", _dask_call))
 # gc.config's device lists live with the device names, a layer above gc.config's
 config.list_devices = _device_names.list_devices
 config.list_physical_devices = _device_names.list_physical_devices
 config.list_logical_devices = _device_names.list_logical_devices
-del (_batching, _cuda_backend, _dask_api, _device_names, _function_module, _graph_vjp, _hooks,
+del (_batching, _cuda_backend, _dask_call, _device_names, _function_module, _graph_vjp, _hooks,
      _indexing, _inplace, _install_operators, _install_tensor, _recording)
+
+# ------------------------------------------------------------------ loaded on first use
+# name -> the module `gc.<name>` is; imported by the first `gc.<name>` (or `from graphc
+# import <name>`), so `import graphc` loads no integration and no compiler module
+_LAZY = {
+    "cache": "graphc.runtime.cpu.cache",
+    "dask": "graphc.dask",
+    "passes": "graphc.passes",
+    "runtime": "graphc.runtime",
+    "saved_model": "graphc.saved_model",
+}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'graphc' has no attribute {name!r}")
+    import importlib  # deferred: the integrations and the CPU backend's cache (see _LAZY)
+
+    module = importlib.import_module(target)
+    globals()[name] = module
+    return module
+
+
+def __dir__():
+    return sorted((set(globals()) - {"_LAZY", "__getattr__", "__dir__"}) | set(_LAZY))

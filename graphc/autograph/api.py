@@ -19,7 +19,7 @@ import types
 import weakref
 
 from graphc import errors, source_info
-from graphc.autograph import operators, origin, transformer
+from graphc.autograph import origin
 from graphc.errors import AutographError
 
 _SKIP_PACKAGES = {"graphc", "numpy", "numba", "scipy", "networkx", "builtins", "pytest",
@@ -114,13 +114,29 @@ def call(func, /, *args, **kwargs):
     """``func(*args, **kwargs)`` from converted code: the builtins ``operators.call_builtin``
     handles become ops on tensors; user functions, methods and callable objects are
     converted first."""
-    out = operators.call_builtin(func, args, kwargs)
+    out = (_namespace or namespace()).call_builtin(func, args, kwargs)
     return converted(func)(*args, **kwargs) if out is NotImplemented else out
 
 
-#: what converted code sees as ``ag__``: the operators, and ``call`` (which converts)
-NAMESPACE = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__},
-                                  call=call)
+_namespace = None
+
+
+def namespace() -> types.SimpleNamespace:
+    """What converted code sees as ``ag__``: the operators, and ``call`` (which converts);
+    built when the first function is converted (also ``api.NAMESPACE``)."""
+    global _namespace
+    if _namespace is None:
+        from graphc.autograph import operators  # deferred: until the first conversion
+
+        _namespace = types.SimpleNamespace(
+            **{name: getattr(operators, name) for name in operators.__all__}, call=call)
+    return _namespace
+
+
+def __getattr__(name):
+    if name == "NAMESPACE":  # the same object, built on first use
+        return namespace()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_user(f) -> bool:
@@ -147,7 +163,7 @@ def _convert(f):
     if entry.error is not None:
         conv = f
     else:
-        conv = origin.compile_function(entry.node, f, entry.ag_name, NAMESPACE)
+        conv = origin.compile_function(entry.node, f, entry.ag_name, namespace())
     _by_function[f] = conv
     return conv
 
@@ -164,6 +180,8 @@ def _transform(f) -> _Entry:
         node = origin.function_node(f)
     except origin.SourceUnavailable as e:
         return _unconverted(f, str(e), e)
+    from graphc.autograph import transformer  # deferred: the AST rewriter, first conversion
+
     try:
         namer = transformer.Namer(node)
         ag_name = namer.new("ag__")

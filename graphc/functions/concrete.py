@@ -36,7 +36,6 @@ from graphc.functions.replay import replay
 from graphc.functions.signature import TensorSpec
 from graphc.ir import graph as ir
 from graphc.ops.state import argument_input
-from graphc.passes import optimize
 from graphc.transforms import recording
 from graphc.variables import Variable, VariableSpec
 
@@ -219,6 +218,8 @@ class ConcreteFunction:
             with self._lock:  # optimized once per options, even when threads race here
                 hit = self._optimized.get(key)
                 if hit is None:
+                    from graphc.passes import optimize  # deferred: passes load at 1st build
+
                     hit = self._optimized[key] = optimize(self.graph)
         return hit
 

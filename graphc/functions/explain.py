@@ -4,7 +4,6 @@ or the HTML report of every trace (``graphc.functions.report``)."""
 from __future__ import annotations
 
 from graphc.functions import placement
-from graphc.passes import explain_text
 
 
 def explain(function, args, kwargs, format="text", path=None) -> str:
@@ -13,6 +12,8 @@ def explain(function, args, kwargs, format="text", path=None) -> str:
         from graphc.functions.report import explain_html  # deferred: the report's modules
 
         return explain_html(function, format, path, args, kwargs)
+
+    from graphc.passes import explain_text  # deferred: the pass pipeline (see concrete.py)
 
     concrete = function.get_concrete_function(*args, **kwargs)
     text = explain_text(concrete)

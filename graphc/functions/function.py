@@ -39,7 +39,6 @@ from graphc.functions.signature import (
     structure_key,
 )
 from graphc.functions.trace_cache import TraceCache
-from graphc.runtime.cpu import cache
 from graphc.transforms import recording
 
 _ndarray = np.ndarray
@@ -395,5 +394,7 @@ def clear_caches() -> None:
         functions = list(_all_functions)
     for f in functions:
         f.clear_cache()
+
+    from graphc.runtime.cpu import cache  # deferred: the CPU backend loads on first compile
 
     cache.clear(disk=False)
