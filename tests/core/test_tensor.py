@@ -312,5 +312,5 @@ def test_functional_updates_work():
     t = gnp.asarray([1, 2, 3])
     same(gnp.where(t == 2, 0, t), np.array([1, 0, 3]))
     same(gc.tensor_scatter_nd_update(t, [[1]], [0]), np.array([1, 0, 3]))
-    with pytest.raises(AttributeError):
-        t.shape = (3, 1)
+    t.shape = (3, 1)  # NumPy's in-place reshape (tests/numpy_api/test_shape_set_and_out.py)
+    same(t, np.array([[1], [2], [3]]))
