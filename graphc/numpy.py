@@ -33,6 +33,16 @@ from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespac
 from graphc.ops import elementwise as _ew
 from graphc.ops import linalg_namespace as linalg  # noqa: F401  (gnp.linalg)
 from graphc.ops import ufuncs as _ufuncs
+from graphc.ops.complex_parts import (
+    angle,
+    conj,
+    conjugate,
+    imag,
+    iscomplex,
+    isreal,
+    real,
+    real_if_close,
+)
 from graphc.ops.convert import array, asarray  # noqa: F401
 from graphc.ops.creation import (  # noqa: F401
     arange,
@@ -72,6 +82,101 @@ from graphc.ops.linalg import (  # noqa: F401
     vdot,
 )
 from graphc.ops.ndarray_type import ndarray  # noqa: F401
+from graphc.ops.numpy_aliases import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_invert,
+    bitwise_not,
+    concat,
+    matrix_transpose,
+    permute_dims,
+    pow,
+)
+from graphc.ops.numpy_conversions import (
+    asanyarray,
+    asarray_chkfinite,
+    ascontiguousarray,
+    asfortranarray,
+    broadcast,
+    broadcast_arrays,
+    broadcast_shapes,
+    copyto,
+    from_dlpack,
+    fromiter,
+    index_exp,
+    ndenumerate,
+    ndindex,
+    require,
+    s_,
+)
+from graphc.ops.numpy_functional import fromfunction, frompyfunc, vectorize
+from graphc.ops.numpy_types import (  # noqa: F811  (NumPy's scalar types replace graphc.dtypes')
+    bool_,
+    byte,
+    can_cast,
+    cdouble,
+    complex64,
+    complex128,
+    complexfloating,
+    csingle,
+    double,
+    dtype,
+    euler_gamma,
+    finfo,
+    float16,
+    float32,
+    float64,
+    floating,
+    generic,
+    half,
+    iinfo,
+    inexact,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    intc,
+    integer,
+    intp,
+    iscomplexobj,
+    isdtype,
+    isfortran,
+    isrealobj,
+    isscalar,
+    issubdtype,
+    iterable,
+    long,
+    longlong,
+    may_share_memory,
+    min_scalar_type,
+    ndim,
+    number,
+    promote_types,
+    shape,
+    shares_memory,
+    short,
+    signedinteger,
+    single,
+    size,
+    ubyte,
+    uint,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    unsignedinteger,
+    ushort,
+)
 from graphc.ops.random import numpy_random as random  # noqa: F401
 from graphc.ops.reduce import (  # noqa: F401
     all,
@@ -108,6 +213,7 @@ from graphc.ops.shape import (  # noqa: F401
 )
 from graphc.ops.statistics import corrcoef, cov
 from graphc.ops.triangular import tri, tril, triu  # noqa: F401
+from graphc.ops.ufunc_methods import ufunc
 from graphc.ops.ufuncs import (
     _BINARY,
     _UNARY,

@@ -11,6 +11,7 @@ import numpy as np
 from graphc.core.attr_types import AXES, AXIS, BOOL, FLOAT, INT, OPT_DTYPE, one_of
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import normalize_axes, normalize_axis, probe_dtype
+from graphc.dtypes import as_dtype
 from graphc.ir.graph import Aval
 from graphc.ops import blocks
 from graphc.ops.convert import convert_to_tensor
@@ -127,27 +128,27 @@ def _axis(axis):
 # ----------------------------------------------------------------------------- API
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001 - NumPy's name
     """``np.sum``."""
-    return bind(SUM, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+    return bind(SUM, a, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype))
 
 
 def prod(a, axis=None, dtype=None, keepdims=False):
     """``np.prod``."""
-    return bind(PROD, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+    return bind(PROD, a, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype))
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
     """``np.mean`` (integers average in float64, as NumPy)."""
-    return bind(MEAN, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+    return bind(MEAN, a, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype))
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """``np.std``."""
-    return bind(STD, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype, ddof=ddof)
+    return bind(STD, a, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype), ddof=ddof)
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """``np.var``."""
-    return bind(VAR, a, axis=_axis(axis), keepdims=keepdims, dtype=dtype, ddof=ddof)
+    return bind(VAR, a, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype), ddof=ddof)
 
 
 def max(a, axis=None, keepdims=False):  # noqa: A001
@@ -186,12 +187,12 @@ def all(a, axis=None, keepdims=False):  # noqa: A001
 
 def cumsum(a, axis=None, dtype=None):
     """``np.cumsum``."""
-    return bind(CUMSUM, a, axis=axis, dtype=dtype)
+    return bind(CUMSUM, a, axis=axis, dtype=as_dtype(dtype))
 
 
 def cumprod(a, axis=None, dtype=None):
     """``np.cumprod``."""
-    return bind(CUMPROD, a, axis=axis, dtype=dtype)
+    return bind(CUMPROD, a, axis=axis, dtype=as_dtype(dtype))
 
 
 # TensorFlow-style names ----------------------------------------------------------------

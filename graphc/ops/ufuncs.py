@@ -15,6 +15,7 @@ from graphc.core.registry import fast_binary, fast_unary
 from graphc.dtypes import as_dtype
 from graphc.ops import elementwise as _ew
 from graphc.ops import inplace as _inplace
+from graphc.ops import ufunc_methods as _ufunc_methods
 from graphc.ops.convert import asarray
 from graphc.ops.gather import argwhere
 
@@ -34,9 +35,7 @@ def _wrap(op, name, nin):
                   "``out`` (positional or keyword: a tensor, an ndarray or a 1-tuple) is "
                   "written with the result, cast as NumPy's same_kind rule allows, and "
                   "returned.")
-    if nin == 2:
-        fn.outer = _outer(fn, name)
-    return fn
+    return _ufunc_methods.attach(fn, op, name, nin, _outer(fn, name) if nin == 2 else None)
 
 
 def _outer(fn, name):

@@ -560,6 +560,12 @@ SAMPLES.update(LINALG_SAMPLES)
 NUMPY_EQUIV.update(LINALG_EQUIV)
 DATA_DEPENDENT_DIMS.update(LINALG_DATA_DEPENDENT_DIMS)
 
+# conjugate / real / imag (graphc/ops/complex_parts.py)
+from complex_parts_samples import COMPLEX_EQUIV, COMPLEX_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(COMPLEX_SAMPLES)
+NUMPY_EQUIV.update(COMPLEX_EQUIV)
+
 
 # --------------------------------------------------------------------------- checks
 def _frozen(attrs):
