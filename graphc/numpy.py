@@ -31,8 +31,16 @@ from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespac
     uint8,
 )
 from graphc.ops import elementwise as _ew
+from graphc.ops import fft_namespace as fft  # noqa: F401  (gnp.fft)
 from graphc.ops import linalg_namespace as linalg  # noqa: F401  (gnp.linalg)
 from graphc.ops import ufuncs as _ufuncs
+from graphc.ops.array_apply import (
+    apply_along_axis,
+    apply_over_axes,
+    einsum_path,
+    packbits,
+    unpackbits,
+)
 from graphc.ops.complex_parts import (
     angle,
     conj,
@@ -69,6 +77,20 @@ from graphc.ops.histograms import (
     histogram_bin_edges,
     searchsorted,
 )
+from graphc.ops.index_helpers import (
+    diag_indices,
+    diag_indices_from,
+    fill_diagonal,
+    flatnonzero,
+    indices,
+    mask_indices,
+    ravel_multi_index,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    unravel_index,
+)
 from graphc.ops.indexing import take, take_along_axis  # noqa: F401
 from graphc.ops.join import atleast_1d, atleast_2d, concatenate, hstack, split, stack, vstack
 from graphc.ops.linalg import (  # noqa: F401
@@ -81,6 +103,26 @@ from graphc.ops.linalg import (  # noqa: F401
     trace,
     vdot,
 )
+from graphc.ops.manipulation import (
+    array_split,
+    atleast_3d,
+    block,
+    column_stack,
+    diag,
+    diagflat,
+    diagonal,
+    dsplit,
+    dstack,
+    fliplr,
+    flipud,
+    hsplit,
+    rollaxis,
+    rot90,
+    row_stack,
+    unstack,
+    vsplit,
+)
+from graphc.ops.manipulation_edit import append, delete, insert, resize
 from graphc.ops.ndarray_type import ndarray  # noqa: F401
 from graphc.ops.numpy_aliases import (
     acos,
@@ -177,6 +219,18 @@ from graphc.ops.numpy_types import (  # noqa: F811  (NumPy's scalar types replac
     unsignedinteger,
     ushort,
 )
+from graphc.ops.polynomials import (
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+)
 from graphc.ops.random import numpy_random as random  # noqa: F401
 from graphc.ops.reduce import (  # noqa: F401
     all,
@@ -195,6 +249,30 @@ from graphc.ops.reduce import (  # noqa: F401
     sum,
     var,
 )
+from graphc.ops.selection import (
+    choose,
+    compress,
+    extract,
+    piecewise,
+    place,
+    put,
+    put_along_axis,
+    putmask,
+    select,
+)
+from graphc.ops.set_ops import (
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    trim_zeros,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 from graphc.ops.shape import (  # noqa: F401
     argsort,
     broadcast_to,
@@ -211,6 +289,7 @@ from graphc.ops.shape import (  # noqa: F401
     tile,
     transpose,
 )
+from graphc.ops.sorting import argpartition, lexsort, partition, sort_complex
 from graphc.ops.statistics import corrcoef, cov
 from graphc.ops.triangular import tri, tril, triu  # noqa: F401
 from graphc.ops.ufunc_methods import ufunc
@@ -224,6 +303,16 @@ from graphc.ops.ufuncs import (
     divmod,
     round,
     where,
+)
+from graphc.ops.windows import (
+    bartlett,
+    blackman,
+    geomspace,
+    hamming,
+    hanning,
+    kaiser,
+    logspace,
+    vander,
 )
 
 newaxis = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import source_info
-from graphc.core.registry import OpDef, bind, fast_unary, register
+from graphc.core.registry import OpDef, fast_unary, register
 from graphc.core.tensor import Tensor
 from graphc.ir.graph import Aval
 from graphc.ops import elementwise as _ew
@@ -44,7 +44,7 @@ def _imag_ref(x):
     return np.array(np.imag(x), copy=True)
 
 
-CONJUGATE = _ew._ufunc("conjugate", np.conjugate, "{0}")
+CONJUGATE = _ew.CONJUGATE  # an elementwise ufunc, declared with the others
 REAL = register(OpDef(name="real", attrs={}, infer=_part_infer, ref=_real_ref,
                       elementwise=True, scalar="{0}"))
 IMAG = register(OpDef(name="imag", attrs={}, infer=_part_infer, ref=_imag_ref,
@@ -53,11 +53,6 @@ IMAG = register(OpDef(name="imag", attrs={}, infer=_part_infer, ref=_imag_ref,
 
 def _complex(x):
     return isinstance(x, Tensor) and x.dtype.kind == "c"
-
-
-def _conj_grad(cts, args, outs, **_):
-    g = cts[0]
-    return (bind(CONJUGATE, g) if _complex(g) else g,)
 
 
 def _real_grad(cts, args, outs, **_):
@@ -70,7 +65,7 @@ def _imag_grad(cts, args, outs, **_):
     return ((cts[0] * -1j).astype(x.dtype) if _complex(x) else None,)
 
 
-CONJUGATE.grad, REAL.grad, IMAG.grad = _conj_grad, _real_grad, _imag_grad
+REAL.grad, IMAG.grad = _real_grad, _imag_grad
 for _op in (CONJUGATE, REAL, IMAG):
     _op.batch = elementwise_rule(_op)
 del _op

@@ -43,6 +43,7 @@ ON_HOST = {
         'cholesky', 'det', 'eigh', 'inv', 'linalg_conj', 'qr', 'slogdet', 'solve', 'svd',
         'svdvals')},
     'eig': 'dtype complex128 has no CUDA kernels (float16 and complex run on the host)',
+    'fft': 'dtype complex128 has no CUDA kernels (float16 and complex run on the host)',
     'lstsq': '%2, %3, %4, %5 = lstsq %0 %1 rcond=None: a value of unknown shape (f64[?]); '
              'CUDA kernels need static shapes',
 }

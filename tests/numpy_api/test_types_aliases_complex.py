@@ -164,3 +164,22 @@ def test_concat_permute_dims_matrix_transpose():
     same(gc.function(gnp.matrix_transpose)(x), np.matrix_transpose(x))
     with pytest.raises(ValueError, match="at least 2-dimensional"):
         gnp.matrix_transpose(np.ones(3))
+
+
+def test_abs_of_a_complex_value_differentiates_in_jaxs_convention():
+    """d|z| is g * conj(z / |z|): df/dx - i df/dy, checked by central differences."""
+    z = np.array([1.0 + 1.0j, 3.0 - 4.0j, -2.0 + 0.5j])
+    t = gc.constant(z)
+    with gc.GradientTape() as tape:
+        tape.watch(t)
+        y = gnp.sum(gnp.abs(t) * np.array([1.0, 2.0, 3.0]))
+    got = np.asarray(tape.gradient(y, t))
+    f = lambda v: float(np.sum(np.abs(v) * np.array([1.0, 2.0, 3.0])))  # noqa: E731
+    h, want = 1e-6, np.zeros_like(z)
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = h
+        dx = (f(z + e) - f(z - e)) / (2 * h)
+        dy = (f(z + 1j * e) - f(z - 1j * e)) / (2 * h)
+        want[i] = dx - 1j * dy
+    np.testing.assert_allclose(got, want, atol=1e-6)

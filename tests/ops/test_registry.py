@@ -560,6 +560,12 @@ SAMPLES.update(LINALG_SAMPLES)
 NUMPY_EQUIV.update(LINALG_EQUIV)
 DATA_DEPENDENT_DIMS.update(LINALG_DATA_DEPENDENT_DIMS)
 
+# numpy.fft's op (graphc/ops/fft.py)
+from fft_samples import FFT_EQUIV, FFT_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(FFT_SAMPLES)
+NUMPY_EQUIV.update(FFT_EQUIV)
+
 # conjugate / real / imag (graphc/ops/complex_parts.py)
 from complex_parts_samples import COMPLEX_EQUIV, COMPLEX_SAMPLES  # noqa: E402, I001
 
