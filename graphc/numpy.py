@@ -41,6 +41,7 @@ from graphc.ops.array_apply import (
     packbits,
     unpackbits,
 )
+from graphc.ops.closeness import allclose, array_equal, array_equiv, isclose
 from graphc.ops.complex_parts import (
     angle,
     conj,
@@ -123,7 +124,56 @@ from graphc.ops.manipulation import (
     vsplit,
 )
 from graphc.ops.manipulation_edit import append, delete, insert, resize
+from graphc.ops.math_compose import (
+    bitwise_count,
+    deg2rad,
+    degrees,
+    fabs,
+    fix,
+    float_power,
+    frexp,
+    gcd,
+    heaviside,
+    i0,
+    isneginf,
+    isposinf,
+    lcm,
+    modf,
+    nan_to_num,
+    rad2deg,
+    radians,
+    sinc,
+    spacing,
+)
+from graphc.ops.math_extra import (
+    copysign,
+    fmod,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    nextafter,
+    signbit,
+)
+from graphc.ops.nan_reductions import (
+    average,
+    count_nonzero,
+    cumulative_prod,
+    cumulative_sum,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+)
 from graphc.ops.ndarray_type import ndarray  # noqa: F401
+from graphc.ops.numerics import ediff1d, gradient, interp, trapezoid, unwrap
 from graphc.ops.numpy_aliases import (
     acos,
     acosh,
@@ -230,6 +280,15 @@ from graphc.ops.polynomials import (
     polysub,
     polyval,
     roots,
+)
+from graphc.ops.products import convolve, correlate, cross, kron, matvec, vecdot, vecmat
+from graphc.ops.quantiles import (
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    percentile,
+    quantile,
 )
 from graphc.ops.random import numpy_random as random  # noqa: F401
 from graphc.ops.reduce import (  # noqa: F401

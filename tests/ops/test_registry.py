@@ -572,6 +572,12 @@ from complex_parts_samples import COMPLEX_EQUIV, COMPLEX_SAMPLES  # noqa: E402, 
 SAMPLES.update(COMPLEX_SAMPLES)
 NUMPY_EQUIV.update(COMPLEX_EQUIV)
 
+# copysign, signbit, fmod, ldexp, nextafter, logaddexp(2) (graphc/ops/math_extra.py)
+from math_extra_samples import MATH_EXTRA_EQUIV, MATH_EXTRA_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(MATH_EXTRA_SAMPLES)
+NUMPY_EQUIV.update(MATH_EXTRA_EQUIV)
+
 
 # --------------------------------------------------------------------------- checks
 def _frozen(attrs):
