@@ -339,3 +339,15 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     sort_rows,
     take4,
 )
+from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
+    cholesky,
+    det,
+    dot,
+    dot_into,
+    eigh,
+    lstsq,
+    qr,
+    slogdet,
+    solve,
+    svd,
+)

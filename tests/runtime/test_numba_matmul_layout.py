@@ -31,4 +31,4 @@ def test_transposed_operands_are_not_copied_and_agree(dtype):
         np.testing.assert_allclose(g.numpy(), w, rtol=1e-5)
     source = numba_cpu.executor_for(fn.get_concrete_function(a, b, c).optimized_graph) \
         .program.source
-    assert "np.dot(" in source and ".copy()" not in source
+    assert "H.dot(" in source and ".copy()" not in source

@@ -147,3 +147,14 @@ def permuted(name: str, perm) -> str:
     shape = shape_expr([f"{name}.shape[{p}]" for p in perm])
     strides = shape_expr([f"{name}.strides[{p}]" for p in perm])
     return f"np.lib.stride_tricks.as_strided({name}, {shape}, {strides})"
+
+
+# the BLAS/LAPACK helpers (``runtime/numba_helpers_blas.py``) a program may call
+BLAS_HELPERS = ("dot", "dot_into", "cholesky", "solve", "det", "slogdet", "eigh", "qr",
+                "svd", "lstsq")
+
+
+def uses_blas(source: str) -> bool:
+    """Whether a generated program calls BLAS or LAPACK (through ``H.dot`` and friends),
+    so the SciPy table Numba's BLAS calls read must be loaded (``numba_start.load_blas``)."""
+    return any(f"H.{name}(" in source for name in BLAS_HELPERS)

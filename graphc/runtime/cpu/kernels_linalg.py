@@ -72,7 +72,7 @@ def _matmul(g, a2, b2, rows, cols, out_t) -> str:
     (NumPy's bool dot is an OR of ANDs)."""
     r = g.tmp("mm")
     if out_t.kind == "f":
-        g.line(f"{r} = np.dot({a2}, {b2})")
+        g.line(f"{r} = H.dot({a2}, {b2})")
         return r
     g.line(f"{r} = H.int_matmul({a2}, {b2}, np.empty(({rows}, {cols}), "
            f"{np_type(_mat_t(out_t))}))")
@@ -153,7 +153,7 @@ def _inner(g, node, ins, outs):
     b2 = _as_matrix(g, b, list(range(nb)), B, k, _mat_t(out_t))
     if out_t.kind == "f":
         r = g.tmp("mm")
-        g.line(f"{r} = np.dot({a2}, {b2}.T)")
+        g.line(f"{r} = H.dot({a2}, {b2}.T)")
     else:
         r = _matmul(g, a2, f"{b2}.T.copy()", A, B, out_t)
     dims = [a.dim(i) for i in range(na - 1)] + [b.dim(i) for i in range(nb - 1)]
@@ -178,7 +178,7 @@ def _vdot(g, node, ins, outs):
     o = outs[0]
     _check_eq(g, f"{a}.shape[0]", f"{b}.shape[0]", "vdot")
     if out_t.kind == "f":
-        g.line(f"{o} = {T}(np.dot({a}, {b}))")
+        g.line(f"{o} = {T}(H.dot({a}, {b}))")
     else:
         g.line(f"{o} = {T}(0)")
         g.line(f"for _i in range({a}.shape[0]):")

@@ -89,9 +89,9 @@ def _kmin(m, n):
 def _cholesky(g, node, ins, outs):
     # upper: the lower factor of the transpose (the same triangle, read by potrf('L'))
     if node.attrs.get("upper", False):
-        call = lambda m: f"np.linalg.cholesky({m}.T.copy()).T"  # noqa: E731
+        call = lambda m: f"H.cholesky({m}.T.copy()).T"  # noqa: E731
     else:
-        call = lambda m: f"np.linalg.cholesky({m})"  # noqa: E731
+        call = lambda m: f"H.cholesky({m})"  # noqa: E731
     return _stack(g, node, ins[0], call, lambda m, n: [[m, m]], outs)
 
 
@@ -99,18 +99,18 @@ def _cholesky(g, node, ins, outs):
 def _inv(g, node, ins, outs):
     T = np_type(node.outputs[0].aval.dtype)
     return _stack(g, node, ins[0],
-                  lambda m: f"np.linalg.solve({m}, np.eye({m}.shape[0], dtype={T}))",
+                  lambda m: f"H.solve({m}, np.eye({m}.shape[0], dtype={T}))",
                   lambda m, n: [[m, m]], outs)
 
 
 @emitter("det")
 def _det(g, node, ins, outs):
-    return _stack(g, node, ins[0], lambda m: f"np.linalg.det({m})", lambda m, n: [[]], outs)
+    return _stack(g, node, ins[0], lambda m: f"H.det({m})", lambda m, n: [[]], outs)
 
 
 @emitter("slogdet")
 def _slogdet(g, node, ins, outs):
-    return _stack(g, node, ins[0], lambda m: f"np.linalg.slogdet({m})",
+    return _stack(g, node, ins[0], lambda m: f"H.slogdet({m})",
                   lambda m, n: [[], []], outs)
 
 
@@ -118,7 +118,7 @@ def _slogdet(g, node, ins, outs):
 def _eigh(g, node, ins, outs):
     if node.attrs.get("UPLO", "L") != "L":
         raise Unsupported("eigh(UPLO='U') (Numba's eigh reads the lower triangle)")
-    return _stack(g, node, ins[0], lambda m: f"np.linalg.eigh({m})",
+    return _stack(g, node, ins[0], lambda m: f"H.eigh({m})",
                   lambda m, n: [[m], [m, m]], outs)
 
 
@@ -130,7 +130,7 @@ def _qr(g, node, ins, outs):
         if m is None or n is None or m > n:
             raise Unsupported("qr(mode='complete') of a matrix that may have more rows "
                               "than columns (Numba's qr is the reduced one)")
-    return _stack(g, node, x, lambda m: f"np.linalg.qr({m})",
+    return _stack(g, node, x, lambda m: f"H.qr({m})",
                   lambda m, n: [[m, _kmin(m, n)], [_kmin(m, n), n]], outs)
 
 
@@ -142,14 +142,14 @@ def _svd(g, node, ins, outs):
     k = _kmin
     cores = (lambda m, n: [[m, m], [k(m, n)], [n, n]]) if full else (
         lambda m, n: [[m, k(m, n)], [k(m, n)], [k(m, n), n]])
-    return _stack(g, node, ins[0], lambda m: f"np.linalg.svd({m}, {full})", cores, outs)
+    return _stack(g, node, ins[0], lambda m: f"H.svd({m}, {full})", cores, outs)
 
 
 @emitter("svdvals")
 def _svdvals(g, node, ins, outs):
     if node.attrs.get("hermitian", False):
         raise Unsupported("svdvals(hermitian=True)")
-    return _stack(g, node, ins[0], lambda m: f"np.linalg.svd({m}, False)[1]",
+    return _stack(g, node, ins[0], lambda m: f"H.svd({m}, False)[1]",
                   lambda m, n: [[_kmin(m, n)]], outs)
 
 
@@ -167,7 +167,7 @@ def _lstsq(g, node, ins, outs):
     else:
         g.line(f"{rc} = {float(rcond)!r}")
     raw = [g.tmp("lr") for _ in outs]
-    g.line(f"{_targets(raw)} = np.linalg.lstsq({_matrix_src(g, a, T)}, "
+    g.line(f"{_targets(raw)} = H.lstsq({_matrix_src(g, a, T)}, "
            f"{_matrix_src(g, b, T)}, {rc})")
     g.line(f"{outs[0]}, {outs[1]}, {outs[3]} = {raw[0]}, {raw[1]}, {raw[3]}")
     g.line(f"{outs[2]} = np.int32({raw[2]})")
@@ -193,7 +193,7 @@ def _solve(g, node, ins, outs):
     a_src, b_src = _matrix_src(g, a, T), _matrix_src(g, b, T)
     o = outs[0]
     if ra == 2 and rb <= 2:
-        g.line(f"{o} = np.linalg.solve({a_src}, {b_src})")
+        g.line(f"{o} = H.solve({a_src}, {b_src})")
         return [Val(o, aval, contig=False)]
     vector = rb == 1
     batch = list(aval.shape[:-1] if vector else aval.shape[:-2])
@@ -208,7 +208,7 @@ def _solve(g, node, ins, outs):
     s = g.tmp("ls")
     g.line(f"{s} = np.empty({shape_expr([str(count), *core])}, {np_type(T)})")
     g.line(f"for _b in range({count}):")
-    g.line(f"    {s}[_b] = np.linalg.solve({ab}[_b], {bb if vector else bb + '[_b]'})")
+    g.line(f"    {s}[_b] = H.solve({ab}[_b], {bb if vector else bb + '[_b]'})")
     g.line(f"{o} = {s}.reshape({shape_expr([str(d) for d in batch] + core)})")
     return [Val(o, aval)]
 

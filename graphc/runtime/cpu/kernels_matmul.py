@@ -1,10 +1,12 @@
 """Numba emitters (as source) for ``matmul`` and ``dot``; registered into ``kernels.EMITTERS``.
 
-* float operands of the result's dtype: ``np.dot`` inside Numba, which calls BLAS
-  (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
+* float operands of the result's dtype: ``H.dot``, Numba's ``np.dot`` behind a cached
+  helper (``runtime/numba_helpers_blas.py``: typed and compiled once per signature on a
+  machine, not in every program), which calls BLAS (gemm/gemv/dot through SciPy's BLAS:
+  within BLAS rounding of NumPy's own);
 * other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
-  slice of the result (``np.dot(a, b, out)`` for floats); an operand whose batch dims
+  slice of the result (``H.dot_into(a, b, out)`` for floats); an operand whose batch dims
   broadcast is first copied out to the result's batch dims, a 2-D operand is shared by
   all. Rank-1 operands next to batched ones are not compiled.
 """
@@ -42,7 +44,7 @@ def _matmul(g, node, ins, outs):
     if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
         # np.dot inside Numba calls BLAS gemm/gemv/dot; an F-contiguous matrix (a
         # transpose) goes in as it is, BLAS's transposed flag in place of a copy
-        g.line(f"{o} = np.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
+        g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
     if out_t == np.bool_ or out_t.kind not in "iuf":
         raise Unsupported(f"{node.op.name} producing {out_t}")
@@ -115,7 +117,7 @@ def _batched(g, node, a, b, o):
     lhs = f"{a3}[_b]" if a_b else a3
     rhs = f"{b3}[_b]" if b_b else b3
     if out_t.kind == "f":
-        g.line(f"    np.dot({lhs}, {rhs}, {o3}[_b])")
+        g.line(f"    H.dot_into({lhs}, {rhs}, {o3}[_b])")
     else:
         g.line(f"    H.int_matmul({lhs}, {rhs}, {o3}[_b])")
     dims = [str(d) for d in batch] + [rows, cols]

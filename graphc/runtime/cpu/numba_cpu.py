@@ -44,6 +44,7 @@ from graphc.runtime.cpu import (
     numba_start,
     segments,
 )
+from graphc.runtime.cpu.kernels import uses_blas
 from graphc.runtime.cpu.native import NativeProgram
 from graphc.runtime.cpu.programs import compile_source, origin
 from graphc.runtime.cpu.runners import runner
@@ -135,7 +136,7 @@ class Executor:
         try:
             if self._job is not None:  # the worker process compiles; this thread sets up
                 with contextlib.suppress(Exception):  # Numba meanwhile, then only waits
-                    numba_start.prewarm(blas="np.dot(" in self.program.source,
+                    numba_start.prewarm(blas=uses_blas(self.program.source),
                                         native=_setting("native"))
                 self._job.wait()
             if self._compiled is None and not self.reasons and not self.compile_now():

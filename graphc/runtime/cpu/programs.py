@@ -21,6 +21,7 @@ from graphc.runtime.cpu import (
     numba_start,
     thread_layer,
 )
+from graphc.runtime.cpu.kernels import uses_blas
 from graphc.runtime.cpu.settings import setting as _setting
 
 
@@ -58,7 +59,7 @@ def compile_source(source, key, spec):
     else:
         _start_numba(parallel)
         result = (_load(key, None, sig=_signature(spec), source=source)[0], None)
-    if "np.dot(" in source:
+    if uses_blas(source):
         numba_start.load_blas()
     cache.remember(key, result)
     return result
