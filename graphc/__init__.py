@@ -37,6 +37,7 @@ from graphc.dtypes import (
 )
 from graphc.functions.function import Function, clear_caches, function
 from graphc.ops import fused as _fused  # registers fused_elementwise with the other ops
+from graphc.ops import linalg_tf_rules as _linalg_tf_rules  # gc.linalg's lu, expm...
 from graphc.ops.control.flow import cond, switch_case, while_loop
 from graphc.ops.convert import convert_to_tensor
 from graphc.ops.creation import constant
@@ -102,6 +103,23 @@ from graphc.variables import Variable
 
 __version__ = version.__version__
 
+# TensorFlow's other top-level names (docs/tf_api.md): a name tf.math also has is gc.math's
+# object when gc.math defines it, graphc.tf_api's function otherwise
+from graphc.tf_api import TF_MATH_NAMES as _TF_MATH_NAMES  # noqa: E402
+from graphc.tf_api import TF_TOP_LEVEL as _TF_TOP_LEVEL  # noqa: E402
+from graphc.transforms.tf_api_loops import (  # noqa: E402
+    Module,
+    foldl,
+    foldr,
+    hessians,
+    recompute_grad,
+    scan,
+)
+
+globals().update(_TF_TOP_LEVEL)
+globals().update({_n: getattr(math, _n, _f) for _n, _f in _TF_MATH_NAMES.items()})
+del _TF_MATH_NAMES, _TF_TOP_LEVEL
+
 # ------------------------------------------------------------------ the composition root
 # The layers below reach up only through the slots filled here, once (the table of hooks
 # and who fills them: docs/architecture.md).
@@ -118,6 +136,11 @@ from graphc.transforms import recording as _recording  # noqa: E402
 
 # Tensor's methods and operators (graphc.numpy serves t.sum(), t.reshape(), ...)
 _install_tensor(numpy, _indexing, _inplace, _install_operators)
+# ndarray's other methods and the Array API's (t.conj(), t.mT, t.__array_namespace__())
+from graphc.ops.tensor_methods import install_methods as _install_methods  # noqa: E402
+
+_install_methods(Tensor, numpy)
+del _install_methods
 # a recording GradientTape sees every op bind runs or a trace records
 _hooks.record_bind = _recording.record_bind
 _hooks.record_node = _recording.record_node
@@ -163,10 +186,14 @@ del (_batching, _cuda_backend, _dask_call, _device_names, _function_module, _gra
 # import <name>`), so `import graphc` loads no integration and no compiler module
 _LAZY = {
     "cache": "graphc.runtime.cpu.cache",
+    "linalg": "graphc.linalg",
+    "nn": "graphc.nn",
     "dask": "graphc.dask",
     "passes": "graphc.passes",
     "runtime": "graphc.runtime",
     "saved_model": "graphc.saved_model",
+    "signal": "graphc.ops.signal_api",
+    "scipy": "graphc.scipy",
 }
 
 

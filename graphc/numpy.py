@@ -34,6 +34,7 @@ from graphc.ops import elementwise as _ew
 from graphc.ops import fft_namespace as fft  # noqa: F401  (gnp.fft)
 from graphc.ops import linalg_namespace as linalg  # noqa: F401  (gnp.linalg)
 from graphc.ops import ufuncs as _ufuncs
+from graphc.ops.array_api import __array_api_version__, __array_namespace_info__
 from graphc.ops.array_apply import (
     apply_along_axis,
     apply_over_axes,
@@ -395,3 +396,21 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     ``False`` (the default) restores NumPy's float64. Promotion stays NEP 50 either way.
     """
     _config.state.prefer_float32 = _builtins.bool(prefer_float32)
+
+
+# NumPy 2's Array API keywords (device=, copy=, correction=, stable=, descending=,
+# min=/max=) on these functions: graphc/ops/array_api_keywords.py
+from graphc.ops.array_api_keywords import (  # noqa: E402, F811
+    arange,
+    argsort,
+    asarray,
+    astype,
+    clip,
+    eye,
+    from_dlpack,
+    linspace,
+    reshape,
+    sort,
+    std,
+    var,
+)

@@ -184,6 +184,22 @@ class NumpyRandom:
         return _uniform(size, low, high, np.dtype(dtype), None)
 
 
+    @staticmethod
+    def default_rng(seed=None):
+        """``np.random.default_rng``: a Generator with NumPy's methods (eagerly NumPy's
+        numbers for the same seed; graphc/ops/random_numpy.py, docs/random.md)."""
+        from graphc.ops.random_numpy import default_rng  # deferred: it builds on this module
+
+        return default_rng(seed)
+
+    @property
+    def Generator(self):  # noqa: N802 (NumPy's class name)
+        """The class of ``default_rng()``'s Generators."""
+        from graphc.ops.random_numpy import Generator  # deferred: it builds on this module
+
+        return Generator
+
+
 numpy_random = NumpyRandom()
 
 

@@ -351,3 +351,18 @@ from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
     solve,
     svd,
 )
+
+# the special functions' scalar helpers (graphc/ops/special_fns.py; same ``H.`` namespace)
+from graphc.runtime.numba_helpers_special import (  # noqa: E402, F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    digamma,
+    erfinv,
+    gamma,
+    lgamma,
+    ndtri,
+    polygamma,
+    zeta,
+)

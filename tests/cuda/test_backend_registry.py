@@ -32,6 +32,14 @@ from test_registry import COVERED_ELSEWHERE, SAMPLES  # noqa: E402
 # Ops whose node runs on the host under the CUDA backend, with the reason (node signature
 # and source location stripped).
 ON_HOST = {
+    # the incomplete gamma and beta functions (graphc/ops/special_fns.py): SciPy only
+    **{name: f"elementwise op {name} has no scalar template"
+       for name in ("igamma", "igammac", "betainc")},
+    # gc.random.stateless_* (graphc/ops/random_draw.py): NumPy's Philox on the host
+    'random_stateless': 'no CUDA kernel for op random_stateless',
+    # tf.linalg's ops (graphc/ops/linalg_tf.py): SciPy/LAPACK on the host
+    **{name: f'no CUDA kernel for op {name}' for name in (
+        'expm', 'logm', 'lu', 'sqrtm', 'triangular_solve')},
     'argwhere': 'a value of unknown shape (i64[?,2]); CUDA kernels need static shapes',
     'range': 'a value of unknown shape (i32[?]); CUDA kernels need static shapes',
     'setitem': 'no CUDA kernel for op setitem',

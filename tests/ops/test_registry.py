@@ -578,6 +578,31 @@ from math_extra_samples import MATH_EXTRA_EQUIV, MATH_EXTRA_SAMPLES  # noqa: E40
 SAMPLES.update(MATH_EXTRA_SAMPLES)
 NUMPY_EQUIV.update(MATH_EXTRA_EQUIV)
 
+# tf.linalg's triangular_solve, lu, expm, sqrtm, logm (graphc/ops/linalg_tf.py)
+from linalg_tf_samples import LINALG_TF_EQUIV, LINALG_TF_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(LINALG_TF_SAMPLES)
+NUMPY_EQUIV.update(LINALG_TF_EQUIV)
+
+# random_draw, random_stateless, random_reseed (graphc/ops/random_draw.py)
+from random_samples import RANDOM_EQUIV, RANDOM_SAMPLES, RANDOM_UNCHECKED  # noqa: E402, I001
+
+SAMPLES.update(RANDOM_SAMPLES)
+NUMPY_EQUIV.update(RANDOM_EQUIV)
+VALUE_UNCHECKED.update(RANDOM_UNCHECKED)
+
+# special functions (graphc/ops/special_fns.py)
+from special_samples import SPECIAL_EQUIV, SPECIAL_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(SPECIAL_SAMPLES)
+NUMPY_EQUIV.update(SPECIAL_EQUIV)
+
+# erf (graphc/ops/special_erf.py: gc.nn.gelu's exact form, tf.math.erf)
+from nn_samples import NN_EQUIV, NN_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(NN_SAMPLES)
+NUMPY_EQUIV.update(NN_EQUIV)
+
 
 # --------------------------------------------------------------------------- checks
 def _frozen(attrs):

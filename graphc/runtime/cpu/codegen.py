@@ -38,6 +38,7 @@ from graphc.runtime.cpu import (
     kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_linalg_decomp,  # noqa: F401  (registers cholesky, inv, solve, det, qr, svd, ...)
+    kernels_linalg_tf,  # noqa: F401  (registers triangular_solve, lu)
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
     kernels_reduce,  # registers reduction emitters; fuses max/min into loops
     kernels_save_stack,  # noqa: F401  (registers the saving loop's stack: empty, push)
