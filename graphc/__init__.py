@@ -164,6 +164,17 @@ def _cuda_backend():
 _hooks.cuda_backend = _cuda_backend
 
 
+def _loop_handover(loop_cond, body):
+    """A long loop on the interpreter asks for its compiled program (on-stack
+    replacement: ``runtime/cpu/loop_handover.py``), loading the CPU backend then."""
+    from graphc.runtime.cpu import loop_handover  # deferred: the CPU backend, on first use
+
+    return loop_handover.start(loop_cond, body)
+
+
+_hooks.loop_handover = _loop_handover
+
+
 def _dask_call(fn, args):
     """The Dask integration's call handler: ``graphc.dask`` is imported by the first call
     that reaches it, made once the program has imported ``dask.array``."""
@@ -179,7 +190,7 @@ config.list_devices = _device_names.list_devices
 config.list_physical_devices = _device_names.list_physical_devices
 config.list_logical_devices = _device_names.list_logical_devices
 del (_batching, _cuda_backend, _dask_call, _device_names, _function_module, _graph_vjp, _hooks,
-     _indexing, _inplace, _install_operators, _install_tensor, _recording)
+     _indexing, _inplace, _install_operators, _install_tensor, _loop_handover, _recording)
 
 # ------------------------------------------------------------------ loaded on first use
 # name -> the module `gc.<name>` is; imported by the first `gc.<name>` (or `from graphc

@@ -49,3 +49,7 @@ batch_graph = None
 # ------------------------------------------------------------------ backends
 #: ``cuda_backend()``: the CUDA backend module (graphc.runtime.cuda), imported on first use
 cuda_backend = None
+#: ``loop_handover(cond, body) -> finish or None``: a long ``while_loop`` on the
+#: interpreter asks for its compiled program; ``finish(state) -> results or None`` runs
+#: the rest of the loop compiled once ready (runtime/cpu/loop_handover.py)
+loop_handover = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import nest, source_info
-from graphc.core import trace
+from graphc.core import hooks, trace
 from graphc.core.attr_types import GRAPH, GRAPHS
 from graphc.core.interpreter import run_graph
 from graphc.core.registry import OpDef, register
@@ -84,9 +84,22 @@ def _while_infer(*operands, cond, body):
 def _while_ref(*operands, cond, body):
     n = len(body.outputs)
     state, consts = list(operands[:n]), list(operands[n:])
+    count, finish = 0, None
     while run_graph(cond, state + consts)[0]:
         state = run_graph(body, state + consts)
+        count += 1
+        if finish is not None:  # a long loop: continue compiled once the program is ready
+            done = finish(state + consts)
+            if done is not None:
+                return list(done)
+        elif count == HANDOVER_AFTER and hooks.loop_handover is not None:
+            finish = hooks.loop_handover(cond, body)
     return state
+
+
+# iterations the interpreter runs a loop before it asks for the loop compiled on its own
+# (runtime/cpu/loop_handover.py: on-stack replacement)
+HANDOVER_AFTER = 64
 
 
 # while cond(*vars, *consts): vars = body(*vars, *consts)

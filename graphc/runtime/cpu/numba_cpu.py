@@ -121,6 +121,12 @@ class Executor:
                 self._fallback(False)
         return run_graph(self.graph, arrays)
 
+    def start_compile(self) -> None:
+        """Queue the compile on the background worker now, whatever the call count (a
+        loop handing over from the interpreter: ``loop_handover``)."""
+        if self.program is not None and not self.reasons:
+            self._start_compile()
+
     def _start_compile(self) -> None:
         with self._lock:
             if self._queued or self._compiled is not None:
