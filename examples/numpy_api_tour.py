@@ -32,7 +32,7 @@ print("Methods work as in NumPy: ones.sum(axis=0) =", ones.sum(axis=0))
 section("Type promotion (NumPy 2, NEP 50)")
 dtypes = [gnp.int32, gnp.int64, gnp.float32, gnp.float64]
 values = [gnp.asarray(1, dtype=d) for d in dtypes]
-print(" " * 9 + "".join(f"{d.name:>9}" for d in dtypes))
+print(" " * 9 + "".join(f"{gnp.dtype(d).name:>9}" for d in dtypes))
 for a in values:
     print(f"{a.dtype.name:>9}" + "".join(f"{(a + b).dtype.name:>9}" for b in values))
 print("Python scalars are weak: float32 * 2.0 ->", (values[2] * 2.0).dtype,

@@ -205,6 +205,7 @@ _LAZY = {
     "saved_model": "graphc.saved_model",
     "signal": "graphc.ops.signal_api",
     "scipy": "graphc.scipy",
+    "image": "graphc.image",
 }
 
 

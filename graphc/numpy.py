@@ -79,6 +79,7 @@ from graphc.ops.histograms import (
     histogram_bin_edges,
     searchsorted,
 )
+from graphc.ops.histograms_nd import histogram2d, histogramdd  # noqa: F401
 from graphc.ops.index_helpers import (
     diag_indices,
     diag_indices_from,
@@ -351,6 +352,7 @@ from graphc.ops.shape import (  # noqa: F401
 )
 from graphc.ops.sorting import argpartition, lexsort, partition, sort_complex
 from graphc.ops.statistics import corrcoef, cov
+from graphc.ops.tnp_names import complex_, flatten, float_  # noqa: F401
 from graphc.ops.triangular import tri, tril, triu  # noqa: F401
 from graphc.ops.ufunc_methods import ufunc
 from graphc.ops.ufuncs import (

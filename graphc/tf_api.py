@@ -94,6 +94,7 @@ def tf_eye(num_rows, num_columns=None, dtype=np.float32, name=None) -> Tensor:
 import sys as _sys  # noqa: E402
 
 from graphc import debugging as _debugging  # noqa: E402
+from graphc.ops import bitcast as _bitcast  # noqa: E402
 from graphc.ops import signal_fft as _signal_fft  # noqa: E402
 from graphc.ops import tf_api_blocks as _blocks  # noqa: E402
 from graphc.ops import tf_api_index as _index  # noqa: E402
@@ -173,4 +174,6 @@ TF_TOP_LEVEL = {
     "eigvals": _forward("linalg", "eigvals", "eigvals"),
     "matrix_square_root": _forward("linalg", "sqrtm", "matrix_square_root"),
     "conv": _conv,
+    # reinterpreted bits (graphc/ops/bitcast.py)
+    "bitcast": _bitcast.bitcast,
 }

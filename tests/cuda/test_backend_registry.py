@@ -54,6 +54,8 @@ ON_HOST = {
     'fft': 'dtype complex128 has no CUDA kernels (float16 and complex run on the host)',
     'lstsq': '%2, %3, %4, %5 = lstsq %0 %1 rcond=None: a value of unknown shape (f64[?]); '
              'CUDA kernels need static shapes',
+    # tf.bitcast (graphc/ops/bitcast.py): a byte view, run on the host
+    'bitcast': 'no CUDA kernel for op bitcast',
 }
 
 OPS = sorted(name for name, op in all_ops().items()

@@ -603,6 +603,12 @@ from nn_samples import NN_EQUIV, NN_SAMPLES  # noqa: E402, I001
 SAMPLES.update(NN_SAMPLES)
 NUMPY_EQUIV.update(NN_EQUIV)
 
+# tf.bitcast (graphc/ops/bitcast.py)
+from bitcast_samples import BITCAST_EQUIV, BITCAST_SAMPLES  # noqa: E402, I001
+
+SAMPLES.update(BITCAST_SAMPLES)
+NUMPY_EQUIV.update(BITCAST_EQUIV)
+
 
 # --------------------------------------------------------------------------- checks
 def _frozen(attrs):

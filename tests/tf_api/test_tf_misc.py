@@ -14,7 +14,7 @@ import graphc as gc
 from graphc.core import registry
 from graphc.ops import tf_elementwise
 
-ABSENT = {"bfloat16", "bitcast", "edit_distance", "random_index_shuffle"}
+ABSENT = {"bfloat16", "edit_distance", "random_index_shuffle"}
 
 
 def test_coverage_of_the_tf_list():
