@@ -3,9 +3,11 @@
 Loaded on first use (``gc.nn``). Every name is a composition of existing ops (the
 definitions live in ``graphc/ops/nn_*.py``), so gradients, ``gc.vectorized_map`` and
 compiled code come from the ops used; ``erf`` (for the exact ``gelu``) is an
-elementwise op of its own (``graphc/ops/special_erf.py``). Where both libraries have a
-name, the signature takes both spellings and TensorFlow's defaults win (docs/nn.md
-lists these, and the names that are deliberately absent).
+elementwise op of its own (``graphc/ops/special_erf.py``), and ``ctc_beam_search_decoder``
+runs its beam search on the host (a ``gc.numpy_function``). ``all_candidate_sampler`` and
+``fixed_unigram_candidate_sampler`` are ``gc.random``'s, as in TensorFlow. Where both
+libraries have a name, the signature takes both spellings and TensorFlow's defaults win
+(docs/nn.md lists these, and the names that are deliberately absent).
 
 >>> import graphc as gc
 >>> gc.nn.relu(gc.constant([-1.0, 2.0])).numpy()
@@ -56,12 +58,21 @@ from graphc.ops.nn_conv import (  # noqa: F401
     conv_transpose,
     convolution,
 )
+from graphc.ops.nn_ctc import (  # noqa: F401
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from graphc.ops.nn_depthwise import (  # noqa: F401
     depthwise_conv2d,
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,
     separable_conv2d,
 )
+from graphc.ops.nn_fractional import fractional_avg_pool, fractional_max_pool  # noqa: F401,E501
+from graphc.ops.nn_isotonic import isotonic_regression  # noqa: F401
 from graphc.ops.nn_norm import (  # noqa: F401
     batch_norm_with_global_normalization,
     batch_normalization,
@@ -91,6 +102,11 @@ from graphc.ops.nn_pool import (  # noqa: F401
     max_pool_with_argmax,
     pool,
 )
+from graphc.ops.nn_sampled import (  # noqa: F401
+    compute_accidental_hits,
+    nce_loss,
+    sampled_softmax_loss,
+)
 from graphc.ops.nn_select import (  # noqa: F401
     approx_max_k,
     approx_min_k,
@@ -118,4 +134,8 @@ from graphc.ops.nn_space import (  # noqa: F401
     space_to_batch,
     space_to_depth,
     with_space_to_batch,
+)
+from graphc.ops.random_candidates import (  # noqa: F401
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
 )
