@@ -154,7 +154,7 @@ def straight_line(steps, x):
     return tuple(reads) + tuple(arrays)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.lists(STEP, min_size=1, max_size=6))
 def test_generated_writes_compile_and_agree_with_numpy(steps):
     x = np.arange(4.0)
@@ -199,3 +199,47 @@ def test_tensor_array_appends_write_the_buffer_in_place():
     # per step: the loop's x (one array); the buffer only when it doubles (64 -> 256: 2)
     assert many - few <= (256 - 64) + 2
     assert many - few >= 256 - 64  # the measurement sees the per-step result arrays
+
+
+# Staged loops of writes, shifts, swaps and rebinds on two local arrays, compiled vs NumPy
+# (buffers change slots between iterations; some are read after being overwritten).
+LOOP_OPS = st.lists(st.tuples(st.sampled_from(["setAB", "setBA", "shiftA", "iaddB", "swap",
+                                               "newA", "readB"]), st.integers(0, 3)),
+                    min_size=1, max_size=5)
+
+
+def looped(ops):
+    def program(A, B, n):
+        A, B = A * 1.0, B * 1.0
+        out = A[:1] * 0.0
+        for _ in range(n):
+            for kind, k in ops:
+                if kind == "setAB":
+                    A[k:] = B[k:] * 0.5 + 1.0
+                elif kind == "setBA":
+                    B[:4 - k] = A[k:] - 1.0
+                elif kind == "shiftA":
+                    A[1:] = A[:-1] + 0.25
+                elif kind == "iaddB":
+                    B += A[::-1]
+                elif kind == "swap":
+                    A, B = B, A
+                elif kind == "newA":
+                    A = A * 0.5
+                else:
+                    out = out + B[k:k + 1]
+        return A, B, out
+    return program
+
+
+@settings(max_examples=6, deadline=None)
+@given(LOOP_OPS, st.integers(0, 4))
+def test_generated_loops_of_writes_compile_and_agree_with_numpy(ops, n):
+    program = looped(ops)
+    A, B = np.arange(4.0), np.arange(4.0) * 10
+    want = program(A.copy(), B.copy(), n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gc.errors.FallbackWarning)
+        got = gc.function(program)(A.copy(), B.copy(), np.array(n))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
