@@ -32,7 +32,7 @@ from graphc import source_info
 from graphc.core.tensor import Tensor
 from graphc.ops.convert import asarray
 from graphc.ops.creation import arange
-from graphc.ops.histograms import _static_number
+from graphc.ops.histograms import _outer_edges, _static_number
 from graphc.ops.join import stack
 from graphc.ops.reduce import max as _max
 from graphc.ops.reduce import min as _min
@@ -79,29 +79,6 @@ def _known(x):
     return static_value(x) if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _outer_edges(col, rng, i):
-    """NumPy's ``_get_outer_edges``: ``(first, last)``, NumPy scalars, or None when they
-    come from traced data."""
-    if rng is not None:
-        first, last = (_static_number(v, "range") for v in rng)
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-    elif col.shape[0] == 0:
-        first, last = 0, 1
-    else:
-        known = _known(col)
-        if known is None:
-            return None
-        first, last = known.min(), known.max()
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    return first, last
-
-
 def _traced_linspace(col, count):
     """``linspace(min, max, count + 1)`` of traced data (equal ends widened by 0.5), with
     NumPy's linspace arithmetic in its dtype (the data's float dtype, else float64)."""
@@ -125,7 +102,7 @@ def _edges(col, b, rng, i):
             n = operator.index(b)
         except TypeError as e:
             raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
-        ends = _outer_edges(col, rng, i)
+        ends = _outer_edges(asarray(col), rng)
         if ends is None:
             return _traced_linspace(col, n)
         return asarray(np.linspace(ends[0], ends[1], n + 1))

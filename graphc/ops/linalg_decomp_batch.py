@@ -16,7 +16,9 @@ from graphc.ops import linalg_decomp as ld
 from graphc.ops.shape import SQUEEZE
 
 
-def _stacked(op):
+def stacked(op):
+    """The batching rule of a stacked-matrix op (``[..., M, N]`` in, stacks out): the
+    batch axis moved to the front is one more stack dim (gc.linalg's ops use it too)."""
     def rule(args, dims, **attrs):
         (x,), (d,) = args, dims
         if bu.example_rank(x, d) is None:
@@ -50,7 +52,7 @@ def solve(args, dims):
 
 for _op in (ld.CHOLESKY, ld.INV, ld.DET, ld.SLOGDET, ld.EIGH, ld.EIG, ld.QR, ld.SVD,
             ld.SVDVALS):
-    _op.batch = _stacked(_op)
+    _op.batch = stacked(_op)
 ld.SOLVE.batch = solve
 
 

@@ -28,6 +28,7 @@ from graphc.ops import linalg_tf as lt
 from graphc.ops.creation import eye, zeros_like
 from graphc.ops.indexing import take_along_axis
 from graphc.ops.join import concatenate
+from graphc.ops.linalg_decomp_batch import stacked
 from graphc.ops.shape import argsort, expand_dims, swapaxes
 from graphc.ops.triangular import tril, triu
 
@@ -91,18 +92,6 @@ def _frechet_adjoint(op, name):
 
 
 # --------------------------------------------------------------------------- batching
-def _stacked(op):
-    def rule(args, dims, **attrs):
-        (x,), (d,) = args, dims
-        if bu.example_rank(x, d) is None:
-            return NotImplemented
-        out = bind(op, bu.to_front(x, d), **attrs)
-        if op.multiple_results:
-            return list(out), [0] * len(out)
-        return out, 0
-    return rule
-
-
 def triangular_solve_batch(args, dims, **attrs):
     """The stack dims line up after the batch axis: the operand with fewer gets ones
     there (an unbatched one broadcasts from the right)."""
@@ -122,6 +111,6 @@ lt.TRIANGULAR_SOLVE.grad = triangular_solve_grad
 lt.TRIANGULAR_SOLVE.batch = triangular_solve_batch
 lt.LU.grad = lu_grad
 for _op in (lt.LU, lt.EXPM, lt.SQRTM, lt.LOGM):
-    _op.batch = _stacked(_op)
+    _op.batch = stacked(_op)
 for _op in (lt.EXPM, lt.SQRTM, lt.LOGM):
     _op.grad = _frechet_adjoint(_op, _op.name)
