@@ -17,6 +17,7 @@ import numpy as np
 
 from graphc import nest
 from graphc.core.tensor import Tensor
+from graphc.dask import per_block
 from graphc.dask.split import BlockSplitError, Split
 from graphc.dask.stages import Stages
 from graphc.functions.concrete import _TENSOR, _is_tensor_leaf
@@ -30,18 +31,26 @@ def is_dask_array(x) -> bool:
 
 
 def map_blocks(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` over Dask arrays, block by block: a ``dask.array`` (or the
-    function's output structure holding them). ``fn``: a ``gc.function`` or a Python
-    function (wrapped in ``gc.function``). Raises :class:`BlockSplitError` naming the op
-    when the graph cannot be split by blocks.
+    """``fn`` run on each block of the Dask arrays in ``args``, as ``dask.array.map_blocks``:
+    each block is a whole array to ``fn`` (``x - gnp.max(x)`` subtracts each block's
+    maximum). Returns a Dask array, or ``fn``'s output structure holding one per tensor.
 
-    >>> y = gc.dask.map_blocks(lambda x: gc.sqrt(x) * 2, da.ones(10**6, chunks=10**5))
-    >>> float(y.sum().compute())    # doctest: +SKIP
-    2000000.0
+    ``fn``: a ``gc.function`` or a Python function (wrapped in ``gc.function``). Dask
+    arguments' blocks line up as in Dask (``align_arrays``); NumPy arguments reach every
+    block whole. Dask's keywords (``chunks=``, ``drop_axis=``, ``new_axis=``, ``dtype=``,
+    ``meta=``, ``name=``...) mean what they mean there (one output only); any other
+    keyword goes to ``fn``. A function returning blocks of another rank needs ``chunks=``
+    (and ``drop_axis=``/``new_axis=``), as in Dask.
+
+    Calling a ``gc.function`` with Dask arrays instead keeps the *whole-array* meaning
+    (reductions combine across blocks; see docs/dask.md).
+
+    >>> x = da.from_array(np.arange(16.0).reshape(4, 4), chunks=(2, 2))
+    >>> gc.dask.map_blocks(lambda t: t - gnp.max(t), x).compute()[0]   # doctest: +SKIP
+    array([-5., -4., -1.,  0.])
     """
     fn = fn if isinstance(fn, Function) else function(fn)
-    out = dask_call(fn, fn._bind(args, kwargs))
-    return fn(*args, **kwargs) if out is NotImplemented else out
+    return per_block.map_blocks(fn, args, dict(kwargs))
 
 
 def dask_call(function, args):
