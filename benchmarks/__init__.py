@@ -19,4 +19,5 @@ TABLES = {
     "cuda": "benchmarks.cuda_table",
     "npbench": "benchmarks.bench_npbench",
     "tensor_array": "benchmarks.bench_tensor_array",
+    "programs": "benchmarks.bench_programs",
 }

@@ -38,7 +38,7 @@ class _State:
     """Mutable global settings. One instance, ``state``; read it, do not copy it."""
 
     __slots__ = ("dtype_promotion", "prefer_float32", "run_functions_eagerly", "optimizer",
-                 "optimizer_version", "unroll_limit")
+                 "optimizer_version", "unroll_limit", "unroll_ops")
 
     def __init__(self):
         self.dtype_promotion = "numpy"
@@ -53,6 +53,7 @@ class _State:
         }
         self.optimizer_version = 0  # bumped by set_options: executors rebuild lazily
         self.unroll_limit = 16  # Python range loops longer than this are staged
+        self.unroll_ops = 64  # ... and shorter ones whose unrolled graph would pass this
 
 
 state = _State()
@@ -77,23 +78,37 @@ def functions_run_eagerly() -> bool:
     return state.run_functions_eagerly
 
 
-def set_loop_unroll_limit(iterations: int) -> None:
+def set_loop_unroll_limit(iterations: int, ops: int | None = None) -> None:
     """While tracing, a ``for`` over a Python ``range`` of more than ``iterations``
     iterations runs as one graph loop (its index a traced integer) instead of being
     unrolled, when its body has no Python side effects (default 16; per function:
-    ``gc.function(unroll=...)``). Traces made before keep their loops.
+    ``gc.function(unroll=...)``). A shorter loop is staged too when unrolling it would
+    add more than ``ops`` ops to the graph (default 64; its first iteration, traced
+    unrolled, gives the count per iteration): big unrolled graphs compile slowly.
+    Traces made before keep their loops.
 
-    >>> gc.config.set_loop_unroll_limit(1000)
+    >>> gc.config.set_loop_unroll_limit(1000, ops=10_000)
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise ValueError(f"set_loop_unroll_limit expects a non-negative int, got "
-                         f"{iterations!r}")
+    for name, value in (("iterations", iterations), ("ops", ops)):
+        if value is None and name == "ops":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"set_loop_unroll_limit expects a non-negative int for "
+                             f"{name}, got {value!r}")
     state.unroll_limit = iterations
+    if ops is not None:
+        state.unroll_ops = ops
 
 
 def get_loop_unroll_limit() -> int:
     """The iteration count above which Python ``range`` loops are staged."""
     return state.unroll_limit
+
+
+def get_loop_unroll_ops() -> int:
+    """The op count above which a shorter Python ``range`` loop is staged rather than
+    unrolled (see :func:`set_loop_unroll_limit`)."""
+    return state.unroll_ops
 
 
 def set_dtype_promotion(mode: str) -> None:

@@ -74,11 +74,15 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nouts=None
         _stage_for(iterable, extra_test, body,
                    *_loop_state(get_state, set_state, names, nouts))
         return
-    if (stageable and type(iterable) is range and trace.active()
-            and len(iterable) > _unroll_limit()
-            and _stage_python_range(iterable, extra_test, body, get_state, set_state,
-                                    names, nouts)):
-        return
+    if stageable and type(iterable) is range and trace.active():
+        if len(iterable) > _unroll_limit():
+            if _stage_python_range(iterable, extra_test, body, get_state, set_state,
+                                   names, nouts):
+                return
+        elif len(iterable) > 2 and extra_test is None and _op_budget() is not None:
+            iterable = _peel(iterable, body, get_state, set_state, names, nouts)
+            if iterable is None:
+                return
     n = 0
     for item in iterable:
         if extra_test is not None:
@@ -110,6 +114,36 @@ def _unroll_limit() -> float:
     if isinstance(unroll, bool):
         return float("inf") if unroll else 0
     return unroll
+
+
+def _op_budget():
+    """The most ops a short Python ``range`` loop may add unrolled (``gc.config``), or
+    None when the traced function chose its own unrolling (``gc.function(unroll=...)``)."""
+    ctx = trace.current()
+    while ctx.parent is not None:
+        ctx = ctx.parent
+    if getattr(getattr(ctx, "function", None), "unroll", None) is not None:
+        return None
+    return config.state.unroll_ops
+
+
+def _peel(rng, body, get_state, set_state, names, nouts):
+    """Run the first iteration of ``rng`` unrolled and count the ops it added; when all
+    of ``rng`` unrolled would pass the op budget, stage the other iterations as one graph
+    loop and return None, else return the range still to unroll."""
+    ctx = trace.current()
+    before = len(ctx.nodes)
+    body(rng[0])
+    rest = rng[1:]
+    per_iteration = sum(_count_ops(node) for node in ctx.nodes[before:])
+    if per_iteration * len(rng) > _op_budget() and _stage_python_range(
+            rest, None, body, get_state, set_state, names, nouts):
+        return None
+    return rest
+
+
+def _count_ops(node) -> int:
+    return 1 + sum(_count_ops(n) for g in node.subgraphs() for n in g.nodes)
 
 
 def _stage_python_range(rng, extra_test, body, get_state, set_state, names, nouts):

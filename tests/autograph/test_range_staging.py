@@ -39,7 +39,41 @@ def test_a_long_range_loop_is_staged_and_matches_numpy():
     np.testing.assert_allclose(a, want_a, rtol=1e-12)
     np.testing.assert_allclose(b, want_b, rtol=1e-12)
     assert loops_in(f, a, b, 150) == 1
-    assert loops_in(f, a, b, 10) == 0  # short: unrolled
+    assert loops_in(f, a, b, 4) == 0  # short, a small graph unrolled: unrolled
+
+
+def gru_like(h, xs, w):
+    for t in range(8):  # 8 iterations: under the unroll limit
+        z = 1.0 / (1.0 + np.exp(-(xs[t] @ w + h)))
+        h = (1.0 - z) * np.tanh(h @ w) + z * h
+    return h
+
+
+def test_a_short_loop_with_a_big_body_is_staged_after_its_first_iteration():
+    rng = np.random.default_rng(0)
+    h, xs, w = rng.standard_normal(4), rng.standard_normal((8, 4)), rng.standard_normal((4, 4))
+    import graphc.numpy as gnp
+
+    def traced(h, xs, w):
+        for t in range(8):
+            z = 1.0 / (1.0 + gnp.exp(-(xs[t] @ w + h)))
+            h = (1.0 - z) * gnp.tanh(h @ w) + z * h
+        return h
+
+    f = gc.function(traced)
+    np.testing.assert_allclose(f(h, xs, w), gru_like(h, xs, w), rtol=1e-12)
+    graph = f.get_concrete_function(h, xs, w).graph
+    assert loops_in(f, h, xs, w) == 1  # 8 x ~11 ops > 64: iterations 1..7 staged
+    assert sum(n.op.name == "tanh" for n in graph.nodes) == 1  # iteration 0, peeled
+    before = gc.config.get_loop_unroll_ops()
+    try:
+        gc.config.set_loop_unroll_limit(16, ops=1000)
+        assert loops_in(gc.function(traced), h, xs, w) == 0
+    finally:
+        gc.config.set_loop_unroll_limit(16, ops=before)
+    assert loops_in(gc.function(traced, unroll=16), h, xs, w) == 0  # explicit: unrolled
+    with pytest.raises(ValueError, match="for ops"):
+        gc.config.set_loop_unroll_limit(16, ops=-2)
 
 
 @pytest.mark.parametrize("unroll,staged", [(False, 1), (True, 0), (2, 1), (1000, 0)])
