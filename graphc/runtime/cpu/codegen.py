@@ -48,12 +48,17 @@ from graphc.runtime.cpu import (
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
+from graphc.runtime.cpu.kernels_row_sum import fusable_row_sum, fused_row_sum
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 from graphc.runtime.cpu.loops import Loops
 from graphc.runtime.cpu.ownership import Ownership
 from graphc.runtime.fallback import STATE_OPS, VARIABLE_ARGUMENT
 
 FN_NAME = "program"
+# Reductions folded into the fused_elementwise loop feeding them: (fusable, fused) pairs,
+# ``fusable(gen, node, ins)`` -> the reduction node or None
+FOLDS = ((kernels_reduce.fusable_reduction, kernels_reduce.fused_reduction),
+         (fusable_row_sum, fused_row_sum))
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
 # Programs with a prange loop: only explicit pranges become parallel (Numba would also
 # turn np.empty, array expressions and reductions into parallel loops, each paying a
@@ -303,12 +308,12 @@ class _Gen(Loops):
             self._const(node, outs[0])
             return
         if node.op.name == "fused_elementwise":
-            red = kernels_reduce.fusable_reduction(self, node, ins)
-            if red is not None:  # the reduction is this loop's fold; its node is done
-                self.vals[red.outputs[0].id] = kernels_reduce.fused_reduction(
-                    self, node, red, ins)
-                self.done.add(red)
-                return
+            for fusable, fused in FOLDS:  # a reduction as this loop's fold
+                red = fusable(self, node, ins)
+                if red is not None:  # its node is done
+                    self.vals[red.outputs[0].id] = fused(self, node, red, ins)
+                    self.done.add(red)
+                    return
             results = self._fused(node, ins, outs)
             for v, val in zip(node.outputs, results):
                 self.vals[v.id] = val

@@ -65,34 +65,50 @@ def _row_call(op, row, in_t, acc_t, chunked) -> str:
 
 
 def _rows(g, x, op, acc_t, reduced, kept, n, k, res) -> None:
-    """Reduce whole rows in C order of the reduced axes (the last axis is kept)."""
+    """Reduce whole rows in C order of the reduced axes (the last axis is kept). When
+    the reduced axes are one block after some kept ones (``sum(d, axis=1)`` of a 3-d
+    C-contiguous ``d``), each leading index's rows are reduced in place: the same order
+    as moving the reduced axes first, without that transposed copy."""
+    lead = [i for i in kept if i < reduced[0]]
+    if lead and x.contig and reduced == list(range(reduced[0], reduced[0] + len(reduced))):
+        p, t = g.tmp("p"), g.tmp("t")
+        g.line(f"{p} = {_prod([x.dim(i) for i in lead])}")
+        g.line(f"{t} = {_prod([x.dim(i) for i in kept if i > reduced[-1]])}")
+        _row_loops(g, x, op, acc_t, (p, n, t), n, k, res)
+        return
     src = x.name
     if reduced != list(range(len(reduced))) or not x.contig:
         src = f"{permuted(x.name, reduced + kept)}.copy()"
+    _row_loops(g, Val(src, x.aval, x.contig), op, acc_t, ("1", n, k), n, k, res)
+
+
+def _row_loops(g, x, op, acc_t, pnk, n, k, res) -> None:
+    """``res[p, j] = fold over i of m[p, i, j]`` (in order) with ``m`` = ``x`` reshaped
+    to ``pnk``; ``res`` is made with ``k`` elements."""
     m = g.tmp("m")
     T = np_type(acc_t)
     acc, v = g.tmp("acc"), g.tmp("v")
     comb = _COMBINE[op].format(acc=acc, v=v)
-    g.line(f"{m} = {src}.reshape(({n}, {k}))")
+    rows = g.tmp("rr")
+    g.line(f"{m} = {x.name}.reshape(({pnk[0]}, {pnk[1]}, {pnk[2]}))")
     g.line(f"{res} = np.empty({k}, {T})")
+    g.line(f"{rows} = {res}.reshape(({pnk[0]}, {pnk[2]}))")
     # an if statement, not ``a if n > 0 else b``: with a literal ``n`` Numba 0.68 takes
     # ~13 s to compile that conditional expression (measured)
-    first = f"({m}[0, _j] != 0)" if op in ("any", "all") else f"{m}[0, _j]"
-    if op in ("max", "min"):  # max/min of nothing raised above
-        g.line("if True:")
-    else:
+    first = f"({m}[_p, 0, _j] != 0)" if op in ("any", "all") else f"{m}[_p, 0, _j]"
+    if op not in ("max", "min"):  # max/min of nothing raised above
         g.line(f"if {n} == 0:")
         g.line(f"    {res}[:] = {_IDENTITY[op]}")
-        g.line("else:")
-    g.line(f"    for _j in range({k}):")
-    g.line(f"        {res}[_j] = {first}")
-    g.line(f"for _i in range(1, {n}):")
-    g.line(f"    for _j in range({k}):")
-    g.line(f"        {acc} = {res}[_j]")
+    g.line(f"for _p in range({pnk[0]} if {n} else 0):")
+    g.line(f"    for _j in range({pnk[2]}):")
+    g.line(f"        {rows}[_p, _j] = {first}")
+    g.line(f"    for _i in range(1, {n}):")
+    g.line(f"        for _j in range({pnk[2]}):")
+    g.line(f"            {acc} = {rows}[_p, _j]")
     same = op in ("any", "all") or x.aval.dtype == acc_t
-    elem = f"{m}[_i, _j]" if same else f"{T}({m}[_i, _j])"
-    g.line(f"        {v} = {elem}")
-    g.line(f"        {res}[_j] = {comb}")
+    elem = f"{m}[_p, _i, _j]" if same else f"{T}({m}[_p, _i, _j])"
+    g.line(f"            {v} = {elem}")
+    g.line(f"            {rows}[_p, _j] = {comb}")
 
 
 def _prod(dims) -> str:

@@ -1,0 +1,79 @@
+"""A float ``sum`` over the last axis folded into the elementwise loop that feeds it.
+
+``sum((a[:, None, :] - c[None, :, :]) ** 2, axis=-1)`` (k-means' distances, N-body's
+``r2``) stored the whole broadcast intermediate (1000x16x8 values) and read it back to
+sum each row. Folded, each row's elements are computed into one small row buffer,
+reused for every row, and summed by the same ``H.pairwise_sum`` the unfused reduction
+calls on the same contiguous row, so the bits equal the unfused program's (and NumPy's:
+the intermediate is C-contiguous, whose rows NumPy sums pairwise).
+"""
+
+from __future__ import annotations
+
+from graphc.core.shapes import normalize_axes
+from graphc.runtime.cpu.kernels import Val, np_type, shape_expr
+from graphc.runtime.fused_groups import fused_steps
+
+
+def fusable_row_sum(g, node, ins):
+    """The ``sum`` over the last axis that is the only reader of ``node``'s (a
+    ``fused_elementwise``) one float result, when the two can be one loop; else None.
+    Every shape must be known, operands of the result's rank or scalars."""
+    if len(node.outputs) != 1 or g.uses.get(node.outputs[0].id) != 1:
+        return None
+    v = node.outputs[0]
+    readers = g.readers.get(v.id, ())
+    if len(readers) != 1 or readers[0].op.name != "sum":
+        return None
+    red = readers[0]
+    shape, dtype = v.aval.shape, v.aval.dtype
+    if not shape or None in shape or 0 in shape or dtype.kind != "f":
+        return None
+    if red.outputs[0].aval.dtype != dtype:
+        return None
+    if tuple(normalize_axes(red.attrs.get("axis"), len(shape))) != (len(shape) - 1,):
+        return None
+    for x in ins:
+        if not x.scalar and (len(x.aval.shape) != len(shape) or None in x.aval.shape):
+            return None
+    return red
+
+
+def fused_row_sum(g, node, red, ins) -> Val:
+    """``red`` (see :func:`fusable_row_sum`) of ``node``'s elements, row by row."""
+    steps, (res,) = fused_steps(node)
+    gi, elem, body = g.loop_body(ins, steps)
+    shape = node.outputs[0].aval.shape
+    aval = red.outputs[0].aval
+    T, o = np_type(aval.dtype), g._var(red.outputs[0])
+    full = shape_expr([str(d) for d in shape])
+    src = {}
+    for j, x in enumerate(ins):
+        if x.scalar:
+            continue
+        if tuple(x.aval.shape) == tuple(shape):
+            src[j] = x.name
+        else:
+            src[j] = f"_b{gi}_{j}"
+            g.line(f"{src[j]} = np.broadcast_to({x.name}, {full})")
+    row = f"_row{gi}"
+    kept = [f"_i{d}" for d in range(len(shape) - 1)]
+    kept += ["0"] if red.attrs.get("keepdims") else []
+    if kept:  # else the sum is a scalar
+        g.line(f"{o} = np.empty({shape_expr([str(d) for d in aval.shape])}, {T})")
+    g.line(f"{row} = np.empty({shape[-1]}, {T})")
+    outer = [f"_i{d}" for d in range(len(shape) - 1)]
+    for d, i in enumerate(outer):
+        g.line(f"{'    ' * d}for {i} in range({shape[d]}):")
+    pad = "    " * len(outer)
+    g.line(f"{pad}for _k in range({shape[-1]}):")
+    index = ", ".join([*outer, "_k"])
+    for j, x in enumerate(ins):
+        g.line(f"{pad}    {elem[j]} = {src[j]}[{index}]" if j in src
+               else f"{pad}    {elem[j]} = {x.name}")
+    for ln in body:
+        g.line(f"{pad}    {ln}")
+    g.line(f"{pad}    {row}[_k] = _s{gi}_{res}")
+    total = f"H.pairwise_sum({row}, {T}(0), False)"
+    g.line(f"{pad}{o}[{', '.join(kept)}] = {total}" if kept else f"{pad}{o} = {total}")
+    return Val(o, aval)

@@ -1,0 +1,59 @@
+"""A float sum over the last axis folded into the elementwise loop feeding it
+(kernels_row_sum.py): the same bits as the interpreter and NumPy (a C-contiguous
+intermediate's rows are summed pairwise by both), broadcasting, keepdims, a rank-1 sum
+to a scalar, float32, non-contiguous operands and NaN. One program holds every case."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import graphc as gc
+from graphc.core.interpreter import run_graph
+from graphc.runtime.cpu import numba_cpu
+
+pytestmark = pytest.mark.usefixtures("eager_compile")
+
+
+def sums(xp, pts, cent, v, m32):
+    d = pts[:, None, :] - cent[None, :, :]
+    return (xp.sum(d * d, axis=-1),                       # k-means: broadcast operands
+            xp.sum(xp.abs(pts.T - 1.5), axis=1, keepdims=True),   # transposed operand
+            xp.sum(v * 3.0 + 1.0),                        # rank 1: a scalar
+            xp.sum(xp.sqrt(m32) * m32, axis=-1),          # float32 (NaN from sqrt(-1))
+            xp.sum(v[:130] * 0.5 - 1.0, axis=0))          # > 128: pairwise halving
+
+
+def test_row_sums_fold_and_keep_numpys_bits():
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal((50, 8)), rng.standard_normal((7, 8)),
+            rng.standard_normal(300), rng.standard_normal((4, 5)).astype(np.float32))
+    f = gc.function(lambda *a: sums(gc.numpy, *a))
+    graph = f.get_concrete_function(*args).optimized_graph
+    ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    assert ex.program.source.count("H.pairwise_sum(_row") == 5  # every sum folded
+    got = ex([np.asarray(a) for a in args])
+    with pytest.warns(RuntimeWarning, match="invalid value"):  # sqrt(-x), as NumPy's
+        ref = run_graph(graph, [np.asarray(a) for a in args])
+    with np.errstate(invalid="ignore"):
+        want = sums(np, *args)
+    for k, (g, r, w) in enumerate(zip(got, ref, want, strict=True)):
+        assert np.asarray(g).dtype == w.dtype and np.shape(g) == np.shape(w)
+        if k == 1:  # NumPy keeps pts.T's F order for the intermediate and adds its
+            # columns in order; the compiled intermediate is C order, summed pairwise
+            # (docs/runtime.md: float sums over such layouts differ in the last bits)
+            np.testing.assert_allclose(g, r, rtol=1e-14)
+            np.testing.assert_allclose(g, w, rtol=1e-14)
+            continue
+        np.testing.assert_array_equal(g, r)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_sum_whose_intermediate_is_also_read_is_not_folded():
+    f = gc.function(lambda x: (gc.numpy.sum(x * 2.0, axis=-1), x * 2.0))
+    x = np.arange(6.0).reshape(2, 3)
+    ex = numba_cpu.executor_for(f.get_concrete_function(x).optimized_graph)
+    assert "_row" not in ex.program.source
+    s, y = f(x)
+    np.testing.assert_array_equal(s.numpy(), (x * 2).sum(-1))
