@@ -4,15 +4,28 @@ The function is traced once with the block signature, split into a per-block pro
 (compiled once per block shape in each worker) and, for the reduction, a per-block
 partial plus a combine step run as Dask's tree reduction. Results are checked against
 the same gc.function on the NumPy array.
+
+Needs Dask and distributed, graphc's ``dask`` extra (not part of the plain install):
+
+    pip install "graphc[dask]"          # graphc from a package index
+    pip install -e ".[dask]"            # in a clone of graphc's repository
+
+Without them this script stops with an error saying so.
 """
 
 import time
 
-import dask.array as da
 import numpy as np
-from distributed import Client, LocalCluster
 
 import graphc as gc
+
+try:
+    import dask.array as da
+    from distributed import Client, LocalCluster
+except ImportError as e:
+    raise SystemExit(f"dask_scale_out.py needs Dask and distributed ({e}): install graphc's "
+                     'dask extra, pip install "graphc[dask]" (in a clone of graphc\'s '
+                     'repository: pip install -e ".[dask]"), then run this again') from None
 
 
 @gc.function

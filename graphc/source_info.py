@@ -98,3 +98,14 @@ def without_internal_frames(error: BaseException) -> BaseException:
     """``error`` with graphc's frames dropped from its traceback (``filter_traceback``),
     ready to re-raise at the user's call."""
     return error.with_traceback(filter_traceback(error.__traceback__))
+
+
+def hide_internal_frames(error: BaseException) -> None:
+    """Ready ``error`` for a bare ``raise`` at the user's call: ``except Exception as e:
+    hide_internal_frames(e); raise``. Its traceback loses graphc's frames, the catching
+    frame included; a bare ``raise`` re-raises with ``error.__traceback__`` as it now is
+    and adds no entry for the frame it runs in (``raise e`` would add one: that frame
+    then showed in every run-time error). The implicit context is hidden, as by
+    ``raise e from e.__cause__``."""
+    without_internal_frames(error)
+    error.__suppress_context__ = True

@@ -205,6 +205,7 @@ def _filtering(conv):
     def converted_call(*args, **kwargs):
         try:
             return conv(*args, **kwargs)
-        except Exception as e:
-            raise e.with_traceback(source_info.filter_traceback(e.__traceback__))
+        except Exception as e:  # the user's frames only; a bare raise adds none of ours
+            e.with_traceback(source_info.filter_traceback(e.__traceback__))
+            raise
     return converted_call

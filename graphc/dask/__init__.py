@@ -4,7 +4,7 @@ Calling a ``gc.function`` with Dask arrays returns Dask arrays with the whole-ar
 meaning, computed block by block; ``gc.dask.map_blocks(fn, *arrays)`` runs ``fn`` on
 each block as a whole array, as ``dask.array.map_blocks`` does. Both run on whatever
 Dask scheduler is active. See docs/dask.md. Importing this package does not import
-Dask (``pip install graphc[dask]``).
+Dask (``pip install "graphc[dask]"``; in a clone, ``pip install -e ".[dask]"``).
 """
 
 from graphc.dask.api import is_dask_array, map_blocks

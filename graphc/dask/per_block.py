@@ -22,6 +22,20 @@ from graphc.dask.programs import GraphProgram
 from graphc.functions.concrete import _TENSOR, _is_tensor_leaf
 from graphc.functions.signature import TensorSpec, structure_key
 
+INSTALL = ('pip install "graphc[dask]" (from a clone of graphc\'s repository: '
+           'pip install -e ".[dask]")')
+
+
+def dask_array():
+    """The ``dask.array`` module, or an ImportError saying which extra installs Dask."""
+    try:
+        import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
+    except ImportError as e:
+        raise ImportError(f"gc.dask needs Dask, which is not installed: {INSTALL} "
+                          f"[{type(e).__name__}: {e}]") from e
+    return da
+
+
 # The keywords dask.array.map_blocks keeps for itself; any other keyword goes to fn.
 DASK_KEYWORDS = ("name", "token", "dtype", "chunks", "drop_axis", "new_axis",
                  "enforce_ndim", "meta", "align_arrays")
@@ -29,9 +43,9 @@ DASK_KEYWORDS = ("name", "token", "dtype", "chunks", "drop_axis", "new_axis",
 
 def map_blocks(function, args: tuple, kwargs: dict):
     """Dask arrays for ``function`` (a ``gc.Function``) run on each block of ``args``."""
-    import dask.array as da  # deferred: Dask is optional, imported for Dask arguments only
-
     from graphc.dask.api import is_dask_array  # deferred: api imports this module
+
+    da = dask_array()
 
     dask_kw = {k: kwargs.pop(k) for k in DASK_KEYWORDS if k in kwargs}
     bound = function._bind(args, kwargs)

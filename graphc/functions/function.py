@@ -26,7 +26,7 @@ from graphc.core import trace
 from graphc.core.device_scope import local as _scoped
 from graphc.core.device_scope import placing as _placing
 from graphc.core.tensor import Tensor
-from graphc.functions import retracing
+from graphc.functions import eager_call, retracing
 from graphc.functions.concrete import ConcreteFunction, trace_concrete
 from graphc.functions.explain import explain
 from graphc.functions.signature import (
@@ -156,13 +156,14 @@ class Function:
                         return c._call_arrays([arr])
                     out = hot(arr)
                 except Exception as e:  # as below: the user's frames only
-                    raise source_info.without_internal_frames(e) from e.__cause__
+                    source_info.hide_internal_frames(e)
+                    raise
                 t = _new(Tensor)
                 t._np = out if type(out) is _ndarray else np.asarray(out)
                 t._sym = None
                 return t
-        if _state.run_functions_eagerly:
-            return self._python_function(*args, **kwargs)
+        if _state.run_functions_eagerly:  # arguments converted as tracing converts them
+            return eager_call.call_eagerly(self, args, kwargs)
         if _open and _local.stack:
             return self._converted()(*args, **kwargs)
         try:  # free in CPython 3.11+ until something raises
@@ -209,7 +210,8 @@ class Function:
             # input_signature, an index out of range, an error inside a loop): show the
             # user's frames, not graphc's call chain; GRAPHC_SHOW_INTERNAL_FRAMES=1 keeps
             # them (none left: graphc refused the call itself; the caller's line is enough)
-            raise source_info.without_internal_frames(e) from e.__cause__
+            source_info.hide_internal_frames(e)  # and the bare raise adds no frame of ours
+            raise
 
     def _bind(self, args, kwargs) -> tuple:
         """Arguments in parameter order, defaults filled in (fast path for positionals)."""

@@ -221,7 +221,8 @@ class LoadedFunction:
             try:
                 return c._call_bound(flat)
             except Exception as e:  # the user's frames only, as gc.function's call does
-                raise source_info.without_internal_frames(e) from e.__cause__
+                source_info.hide_internal_frames(e)
+                raise
         listed = "\n".join(c.pretty_printed_signature() for c in self._concretes)
         def shown(a):
             return (describe_spec(a) if not hasattr(a, "shape") else
@@ -246,11 +247,21 @@ class Loaded:
         self.variables = []
 
     def __call__(self, *args, **kwargs):
-        """The saved object's own ``__call__`` (a ``gc.function``), as ``tf.Module``'s."""
-        if "__call__" not in self.functions:
-            raise TypeError("this saved object has no __call__; call one of its functions: "
-                            f"{sorted(self.functions)}")
-        return self.functions["__call__"](*args, **kwargs)
+        """The saved object's own ``__call__`` (a ``gc.function``), as ``tf.Module``'s; or,
+        for an object holding exactly one function (a ``gc.function`` saved directly, as
+        TensorFlow's loaded ``tf.function``), that function."""
+        fn = self.functions.get("__call__")
+        if fn is None:
+            own = [n for n in self.functions if "." not in n and not n.startswith("__")]
+            if len(own) != 1:
+                raise TypeError(f"this saved object has no __call__ and holds {len(own)} "
+                                f"functions; call one of them: {sorted(own)}")
+            fn = self.functions[own[0]]
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:  # the user's frames only: no frame of this method either
+            source_info.hide_internal_frames(e)
+            raise
 
     def __repr__(self):
         return f"<gc.saved_model object: {sorted(self.signatures)}>"

@@ -2,8 +2,8 @@
 
 ``show`` prints what a saved directory holds: each signature's arguments and results (as
 ``saved_model_cli show --all`` does), which Python function each belongs to, and the
-variables. ``run`` calls one signature on arrays read from ``.npy`` files (with
-``allow_pickle=False``) and prints the results or writes them to an ``.npz``.
+variables. ``run`` calls one signature on arrays read from ``.npy`` files (headers checked first,
+nothing unpickled) and prints the results or writes them to an ``.npz``.
 
 Exit status: 0 on success; 2 for bad usage (unknown options, a directory that does not
 load, an unknown signature or input name, a missing or unreadable ``.npy``, arrays that do
@@ -22,6 +22,7 @@ import numpy as np
 from graphc import nest
 from graphc.core.spec import TensorSpec, shape_compatible
 from graphc.errors import SavedModelError
+from graphc.saved_model import npz
 from graphc.saved_model.load import load
 from graphc.variables import VariableSpec
 
@@ -183,17 +184,21 @@ def _shape_text(shape) -> str:
 
 
 def _npy(name, path) -> np.ndarray:
+    """The array of one ``--input`` file: its npy header checked before its data is read
+    (``npz.read_npy``: a plain dtype, the bytes its shape needs); never unpickled."""
+    bad = f"--input {name}: {path} is not a plain .npy array"
     try:
-        a = np.load(path, allow_pickle=False)
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if f.read(4) == b"PK\x03\x04":
+                raise UsageError(f"--input {name}: {path} is an .npz archive; pass one .npy "
+                                 "per input")
+            f.seek(0)
+            return npz.read_npy(f, size, "it")
+    except SavedModelError as e:
+        raise UsageError(f"{bad}: {e}") from None
     except OSError as e:
-        raise UsageError(f"--input {name}: cannot read {path} ({e})") from None
-    except ValueError as e:
-        raise UsageError(f"--input {name}: {path} is not a plain .npy array ({e})") from None
-    if not isinstance(a, np.ndarray):
-        a.close()
-        raise UsageError(f"--input {name}: {path} is an .npz archive; pass one .npy per "
-                         "input")
-    return a
+        raise UsageError(f"--input {name}: cannot read {path} ({e.strerror or e})") from None
 
 
 def _named_outputs(result) -> dict:

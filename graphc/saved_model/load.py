@@ -1,8 +1,9 @@
 """``gc.saved_model.load``: validate a saved directory completely, then build from it.
 
-Order: manifest (format, version, member names, sizes, sha256 of each file), the
-``.npz`` members (names, npy headers: plain dtypes, sizes that match their bytes, read
-with ``allow_pickle=False``), ``graph.json`` (version, every op name in the registry,
+Order: manifest (format, version, member names, sizes, sha256 of each file),
+``graph.json`` parsed (JSON only), the ``.npz`` members (names; each npy header read
+first and checked against the array ``graph.json`` declares for it, before its data is
+decompressed: ``npz.py``), the graph document (version, every op name in the registry,
 every attr by the attr table, every value, graph, constant and variable reference defined
 before use), then ``verify`` on each rebuilt graph. Any problem is a
 ``gc.errors.SavedModelError`` naming the file. Nothing read is evaluated or imported.
@@ -11,27 +12,21 @@ before use), then ``verify`` on each rebuilt graph. Any problem is a
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import math
 import os
 import re
 import stat
-import zipfile
-
-import numpy as np
 
 from graphc.core import registry
 from graphc.errors import SavedModelError
 from graphc.ir.verify import VerificationError, verify
-from graphc.saved_model import schema
+from graphc.saved_model import npz, schema
 from graphc.saved_model.build import build_graph, build_object, check_calls
 from graphc.saved_model.save import FILES
 from graphc.variables import Variable
 
 MAX_JSON_BYTES = 256 * 2 ** 20
 MAX_NPZ_BYTES = 8 * 2 ** 30
-_MEMBER = re.compile(r"^[A-Za-z0-9_]{1,64}\.npy$")
 
 
 def load(path):
@@ -48,14 +43,19 @@ def load(path):
     files = _check_manifest(manifest)
     data = {name: _read(path, name, files[name], MAX_JSON_BYTES if name.endswith(".json")
                         else MAX_NPZ_BYTES) for name in FILES}
-    constants = _npz(data["constants.npz"], "constants.npz")
-    values = _npz(data["variables.npz"], "variables.npz")
-    return from_parts(data["graph.json"], constants, values)
+    doc = _json(data["graph.json"], "graph.json")
+    declared = npz.declared_arrays(doc)  # each member is checked against it before reading
+    constants = npz.read_npz(data["constants.npz"], "constants.npz", declared, MAX_NPZ_BYTES)
+    values = npz.read_npz(data["variables.npz"], "variables.npz", declared, MAX_NPZ_BYTES)
+    return _from_doc(doc, constants, values, "graph.json")
 
 
 def from_parts(graph_json: bytes, constants: dict, values: dict, name="graph.json"):
     """The loaded object for checked arrays and the (unchecked) ``graph.json`` bytes."""
-    doc = _json(graph_json, name)
+    return _from_doc(_json(graph_json, name), constants, values, name)
+
+
+def _from_doc(doc, constants, values, name):
     try:
         return _build(doc, constants, values)
     except SavedModelError as e:
@@ -78,8 +78,10 @@ def _read(path, name, expected, cap) -> bytes:
     if expected is not None and st.st_size != expected["size"]:
         raise SavedModelError(f"{name}: {st.st_size} bytes, the manifest says "
                               f"{expected['size']}")
-    with open(full, "rb") as f:
-        data = f.read(cap + 1)
+    with open(full, "rb") as f:  # as many bytes as the file has (not the cap: a buffer of
+        data = f.read(st.st_size + 1)  # cap bytes fails under an address-space limit)
+    if len(data) != st.st_size:
+        raise SavedModelError(f"{name}: changed while it was read")
     if expected is not None and hashlib.sha256(data).hexdigest() != expected["sha256"]:
         raise SavedModelError(f"{name}: sha256 does not match the manifest")
     return data
@@ -127,49 +129,6 @@ def _check_version(version, name):
         raise SavedModelError(f"{name}: format version {version[0]}.{version[1]} cannot be "
                               f"read by this graphc (reads {schema.VERSION[0]}.0 to "
                               f"{schema.VERSION[0]}.{schema.VERSION[1]})")
-
-
-def _npz(data: bytes, name) -> dict:
-    """The arrays of an ``.npz``, each npy header checked before its data is read."""
-    out = {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            infos = z.infolist()
-            if sum(i.file_size for i in infos) > MAX_NPZ_BYTES:
-                raise SavedModelError(f"{name}: members expand past the size cap")
-            for info in infos:
-                if not _MEMBER.match(info.filename):
-                    raise SavedModelError(f"{name}: bad member name {info.filename!r}")
-                with z.open(info) as f:
-                    out[info.filename[:-4]] = _array(f, info.file_size, name, info.filename)
-    except SavedModelError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
-            NotImplementedError, KeyError) as e:
-        raise SavedModelError(f"{name}: unreadable ({type(e).__name__}: {e})"[:300]) \
-            from None
-    return out
-
-
-def _array(f, size, name, member) -> np.ndarray:
-    version = np.lib.format.read_magic(f)
-    if version == (1, 0):
-        shape, fortran, dt = np.lib.format.read_array_header_1_0(f)
-    elif version in ((2, 0), (3, 0)):
-        shape, fortran, dt = np.lib.format.read_array_header_2_0(f)
-    else:
-        raise SavedModelError(f"{name}: {member} has npy version {version}")
-    if dt.name not in schema.DTYPES or dt.hasobject or dt.fields is not None:
-        raise SavedModelError(f"{name}: {member} has dtype {dt}, not a plain saved dtype")
-    if len(shape) > schema.MAX_RANK or math.prod(shape) * dt.itemsize > size:
-        raise SavedModelError(f"{name}: {member} declares shape {shape} but holds only "
-                              f"{size} bytes")
-    count = math.prod(shape)
-    raw = f.read(count * dt.itemsize)
-    if len(raw) != count * dt.itemsize:
-        raise SavedModelError(f"{name}: {member} is truncated")
-    a = np.frombuffer(raw, dtype=dt, count=count).reshape(shape, order="F" if fortran else "C")
-    return np.array(a, order="C")  # writable, owned
 
 
 # --------------------------------------------------------------------------- graph.json

@@ -530,7 +530,7 @@ def test_tracing_errors_show_user_frames_not_graphc_internals(monkeypatch):
         f(gc.constant([1.0, 2.0]))
     files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
     internal = [name for name in files if "/graphc/" in name and "/tests/" not in name]
-    assert len(internal) <= 1  # only the re-raise in gc.function's __call__
+    assert internal == []  # not even the re-raise in gc.function's __call__
     assert sum(name.endswith("test_function.py") for name in files) >= 2  # f and helper
 
     monkeypatch.setenv("GRAPHC_SHOW_INTERNAL_FRAMES", "1")

@@ -12,7 +12,9 @@ as any other process: :mod:`cache_entry`), and the caller then loads it from the
 a verified entry for ``key`` on disk. The worker is one child process per parent,
 started on first use (``sys.executable`` with this process's ``sys.path``), fed JSON lines on its
 stdin (key, generated source, argument types, the parent's cache directory at the time;
-never pickles) and answering one JSON line per job. It reads every job as soon as it
+never pickles) and answering one JSON line per job; a line that is not a job object is
+answered with an error reply (``"key"`` null unless the line had a string key) and
+skipped, and the jobs after it are answered as usual. It reads every job as soon as it
 arrives and finishes all of them even when the parent exits, so a short script's
 programs are on disk for its next run. It exits when its stdin closes and its queue is
 empty, or after ``IDLE_EXIT`` seconds idle.
@@ -138,8 +140,10 @@ class _Worker:
                 reply = json.loads(line)
             except ValueError:
                 continue
+            if type(reply) is not dict or type(reply.get("key")) is not str:
+                continue  # not an answer to a job (a bad line's reply has no key)
             with self.lock:
-                waiting = self.jobs.pop(reply.get("key"), [])
+                waiting = self.jobs.pop(reply["key"], [])
             for job in waiting:
                 job.finish(bool(reply.get("ok")), reply.get("error"))
         with self.lock:  # the worker is gone: whatever it did not answer failed
@@ -187,6 +191,29 @@ if hasattr(os, "register_at_fork"):
 
 # --- the worker process -------------------------------------------------------------
 
+_JOB_FIELDS = {"key": str, "source": str, "signature": list, "cache_dir": str}
+
+
+def read_job(line: str) -> tuple[dict | None, dict | None]:
+    """``(job, None)`` for a stdin line holding a job object, else ``(None, error reply)``
+    (``[]``, ``1``, ``null``, ``{}``, ``{"key": "x"}``, not JSON at all). The reply carries
+    the line's key when it has a string one, so a job waiting on that key fails at once."""
+    try:
+        request = json.loads(line)
+    except ValueError as e:
+        return None, {"key": None, "ok": False, "error": f"bad job line: not JSON ({e})"[:500]}
+    if type(request) is not dict:
+        return None, {"key": None, "ok": False, "error": "bad job line: a JSON "
+                      f"{type(request).__name__}, not a job object"}
+    wrong = [f"{field} ({kind.__name__})" for field, kind in _JOB_FIELDS.items()
+             if type(request.get(field)) is not kind]
+    if wrong:
+        key = request.get("key")
+        return None, {"key": key if type(key) is str else None, "ok": False,
+                      "error": "bad job line: needs " + ", ".join(wrong)}
+    return request, None
+
+
 def _compile_one(request: dict) -> dict:
     key, source = request["key"], request["source"]
     config.use_cache_dir(request["cache_dir"])  # where the parent looks
@@ -218,11 +245,15 @@ def main() -> None:
             return
         if line is None:
             return
-        try:
-            request = json.loads(line)
-        except ValueError:
+        if not line.strip():
             continue
-        reply = _compile_one(request)
+        request, reply = read_job(line)  # a line that is no job is answered and skipped
+        if request is not None:
+            try:
+                reply = _compile_one(request)
+            except Exception as e:  # noqa: BLE001 - answered: the parent compiles itself
+                reply = {"key": request["key"], "ok": False,
+                         "error": f"{type(e).__name__}: {e}"[:2000]}
         try:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

@@ -30,8 +30,9 @@ def cuda():
                     mod = importlib.import_module("numba.cuda")
                 except ImportError as e:
                     raise ImportError(
-                        "the CUDA backend needs numba-cuda: pip install 'graphc[cuda]' "
-                        f"({e})") from e
+                        "the CUDA backend needs numba-cuda, which is not installed: pip "
+                        'install "graphc[cuda]" (from a clone of graphc\'s repository: pip '
+                        f'install -e ".[cuda]") [{type(e).__name__}: {e}]') from e
                 _fix_simulator_shared_arrays()
                 _quiet_occupancy_warnings()
                 _cuda = mod
