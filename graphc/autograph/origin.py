@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import linecache
 import types
 
@@ -82,23 +83,46 @@ def _find_def(tree, code):
 
 
 def _find_lambda(tree, code):
-    nargs = code.co_argcount + code.co_kwonlyargcount
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
-             and n.lineno == code.co_firstlineno
-             and len(n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == nargs]
+    """The lambda of ``code`` among those starting on its line: same parameters (names
+    and kinds), and the one whose own body (not a lambda nested in it) holds every
+    positioned instruction of the code. Several left: ``SourceUnavailable`` (converting
+    the wrong one would run other code), so the function runs unconverted."""
+    line = code.co_firstlineno
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line
+             and _same_parameters(n.args, code)]
     if len(found) <= 1:
         return found[0] if found else None
-    # several lambdas on one line: pick the one whose body holds the code's first
-    # positioned instruction
-    for line, _end, col, _end_col in code.co_positions():
-        if line is None or not col:
-            continue
-        for n in found:
-            b = n.body
-            if (b.lineno, b.col_offset) <= (line, col) <= (b.end_lineno, b.end_col_offset):
-                return n
-        break
-    return None
+    spans = [p for p in code.co_positions()
+             if None not in p and (p[2], p[3]) != (0, 0)]   # (0, 0): the entry (RESUME)
+    owners = [n for n in found if spans and all(_owns(n, p) for p in spans)]
+    if len(owners) == 1:
+        return owners[0]
+    raise SourceUnavailable(f"{len(found)} lambdas with the same parameters start on line "
+                            f"{line} of {code.co_filename} and its code could not be told "
+                            "apart from theirs; give it a line of its own, or a def")
+
+
+def _same_parameters(args: ast.arguments, code) -> bool:
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    n = code.co_argcount + code.co_kwonlyargcount
+    flags = code.co_flags
+    return (names == list(code.co_varnames[:n])
+            and (args.vararg is not None) == bool(flags & inspect.CO_VARARGS)
+            and (args.kwarg is not None) == bool(flags & inspect.CO_VARKEYWORDS))
+
+
+def _inside(node, span) -> bool:
+    line, end_line, col, end_col = span
+    return ((node.lineno, node.col_offset) <= (line, col)
+            and (end_line, end_col) <= (node.end_lineno, node.end_col_offset))
+
+
+def _owns(lam, span) -> bool:
+    """Whether ``span`` lies in ``lam``'s body and in no lambda nested in it."""
+    if not _inside(lam.body, span):
+        return False
+    return not any(isinstance(n, ast.Lambda) and _inside(n, span)
+                   for n in ast.walk(lam.body))
 
 
 def compile_function(fn_node: ast.FunctionDef, fn, ag_name: str, ag_module):

@@ -25,7 +25,7 @@ from graphc.core.device_tensor import made as _made
 from graphc.core.interpreter import run_graph
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.core.trace import TraceContext
-from graphc.functions import placement, variable_aliasing, write_back
+from graphc.functions import outputs, placement, variable_aliasing, write_back
 from graphc.functions.call_checks import (
     check_array_argument,
     check_matches,
@@ -105,15 +105,10 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
         _check_not_lazy(function, python_fn, result)
         out_leaves, out_td = nest.flatten(result)
         values, template = [], []
-        for leaf in out_leaves:
-            if isinstance(leaf, Tensor):
-                values.append(ctx.value_of(leaf))
-                template.append(_TENSOR)
-            elif isinstance(leaf, np.ndarray):
-                values.append(ctx.constant(leaf))
-                template.append(_TENSOR)
-            else:
-                template.append(leaf)
+        for leaf in out_leaves:   # tensors, arrays, variables: outputs.py
+            v = outputs.graph_value(ctx, leaf)
+            values += () if v is None else (v,)
+            template.append(leaf if v is None else _TENSOR)
         # arguments the function wrote into: their final values are extra outputs, written
         # back into the caller's arrays after each call (NumPy semantics)
         writes = [(k, t) for k, t, v in placeholders if t._sym is not v]
@@ -173,6 +168,8 @@ class ConcreteFunction:
         self._out_treedef = out_treedef
         self._out_template = out_template
         self._tensor_slots = [i for i, t in enumerate(out_template) if t is _TENSOR]
+        # Python and NumPy numbers returned: a new tensor each call (outputs.py)
+        self._literal_slots = [i for i, t in enumerate(out_template) if outputs.is_literal(t)]
         self._flat_inputs = all(_is_tensor_leaf(s) for s in structured)
         # Positions of tensor arguments when every argument is a tensor or a plain Python
         # value (no containers): the call path then skips flattening.
@@ -397,4 +394,6 @@ class ConcreteFunction:
         leaves = list(self._out_template)
         for slot, arr in zip(self._tensor_slots, outs):
             leaves[slot] = arr if isinstance(arr, Tensor) else _eager(arr)
+        for slot in self._literal_slots:
+            leaves[slot] = outputs.literal_tensor(leaves[slot])
         return nest.unflatten(self._out_treedef, leaves)

@@ -73,15 +73,19 @@ def _backward(tape, target, sources, output_gradients, unconnected):
         raise ValueError(f"output_gradients has {len(seeds)} tensors for {len(targets)} "
                          "targets; give one per target")
     cts: dict[int, object] = {}
-    var_cts: dict = {}  # variable.ref() -> cotangent of its reads inside subgraphs
+    # variable.ref() -> cotangent of its reads inside subgraphs, or of the variable itself
+    var_cts: dict = {}
     for t, seed in zip(targets, seeds):
-        if isinstance(t, Variable):
-            t = t.read_value()
-        if not isinstance(t, Tensor) or not differentiable(t):
+        if not isinstance(t, Tensor | Variable) or not differentiable(t):
             continue
         with unrecorded():
             start = _ones(t) if seed is None else _as_tensor(seed, t)
-        _accumulate(cts, t, start)
+        if isinstance(t, Variable):
+            # the variable itself (TensorFlow matches its handle): the seed is its
+            # gradient as a source; no read of it is a target
+            var_cts[t.ref()] = start if t.ref() not in var_cts else var_cts[t.ref()] + start
+        else:
+            _accumulate(cts, t, start)
 
     # a source may itself be computed by a recorded op (the gradient with respect to an
     # intermediate value): its cotangent is kept for the answer, the others are freed
@@ -90,7 +94,7 @@ def _backward(tape, target, sources, output_gradients, unconnected):
         keep.add(id(s))
         if isinstance(s, Variable):
             keep.update(id(r) for r in tape._variables.get(id(s), (s, []))[1])
-    for rec in reversed(tape._records):
+    for rec in reversed(list(tape._records)):   # a persistent tape may record the walk
         outs = [cts.get(id(o)) if id(o) in keep else cts.pop(id(o), None)
                 for o in rec.outputs]
         if all(g is None for g in outs):

@@ -17,8 +17,10 @@ import inspect
 from graphc import nest
 from graphc.autograph.api import converted
 from graphc.core import trace
-from graphc.core.tensor import Tensor, _eager, _symbolic
+from graphc.core.registry import bind
+from graphc.core.tensor import Tensor, _eager
 from graphc.numpy import asarray
+from graphc.ops.creation import IDENTITY
 from graphc.transforms import recording
 from graphc.transforms.graph_gradients import note_record
 from graphc.variables import Variable
@@ -142,9 +144,12 @@ def _call(f, args, kwargs):
             f"({', '.join(repr(v.name) for v in variables)}), so its grad_fn must accept a "
             "keyword argument 'variables' and return (input_grads, variable_grads)")
 
-    # fresh tensor objects for the results: the record's outputs are keyed by identity
+    # fresh results: a record's outputs are keyed by tensor identity (and, in a graph,
+    # by value), so a result must not be one of the inputs (``return x, grad_fn``)
     out_leaves, out_def = nest.flatten(y)
-    outputs = [_fresh(t) for t in out_leaves]
+    tracing = trace.active()
+    first = len(trace.current().nodes) if tracing else 0
+    outputs = [_fresh(t, tracing) for t in out_leaves]
     reads = [(v, ts[-1]) for v, ts in watcher.reads.values()]
     op = CustomGradientOp(name, _rule(name, grad_fn, len(inputs), len(leaves), inputs,
                                       leaves, variables if takes_variables else None))
@@ -155,15 +160,22 @@ def _call(f, args, kwargs):
             recording.on_variable_read(variable, t)
         for tape in recording.local.tapes:
             tape._record(op, record_args, tensor_outputs, {})
-    if trace.active():
-        note_record(recording.Record(op, record_args, tensor_outputs, {}))
+    if tracing:
+        note_record(recording.Record(op, record_args, tensor_outputs, {}), first)
     return nest.unflatten(out_def, outputs)
 
 
-def _fresh(t):
+def _fresh(t, tracing):
+    """A new tensor for the result ``t``. While tracing it is a new graph value too (an
+    ``identity`` node, as TensorFlow adds): a result that *is* an input would otherwise
+    be one value with two producers, and ``gc.gradients`` would count its cotangent
+    twice (``f(f(x))`` with an identity ``f``)."""
     if not isinstance(t, Tensor):
         return t
-    return _eager(t._np) if t._np is not None else _symbolic(t._sym)
+    if tracing:
+        with recording.unrecorded():   # the call's one record stands for this node
+            return bind(IDENTITY, t)
+    return _eager(t._np)
 
 
 def _takes_variables(fn) -> bool:

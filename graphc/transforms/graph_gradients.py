@@ -16,7 +16,8 @@ from graphc import nest
 from graphc.core import trace
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.ops import state
-from graphc.transforms import autodiff
+from graphc.ops.creation import zeros_like
+from graphc.transforms import autodiff, recording
 from graphc.transforms.graph_vjp import variables_read
 from graphc.variables import Variable
 
@@ -42,21 +43,29 @@ class _GraphTape:
         self._inner_reads = inner_reads   # value id in a subgraph -> variable read there
 
 
-def note_record(record) -> None:
-    """Remember a custom-gradient ``record`` made while tracing, at the current node."""
+def note_record(record, first) -> None:
+    """Remember a custom-gradient ``record`` made while tracing, at the current node.
+    The nodes from position ``first`` on (the identities giving the call its own result
+    values) are the record's: the walk leaves them out, so their outputs have one
+    producer."""
     ctx = trace.current()
-    ctx.__dict__.setdefault(_NOTES, []).append((len(ctx.nodes), record))
+    ctx.__dict__.setdefault(_NOTES, []).append((len(ctx.nodes), record, first))
 
 
-def gradients(ys, xs, grad_ys=None, name=None, unconnected_gradients="none"):
+def gradients(ys, xs, grad_ys=None, name=None, gate_gradients=False,
+              aggregation_method=None, stop_gradients=None, unconnected_gradients="none"):
     """The gradients of ``sum(ys)`` with respect to each of ``xs``, built in the graph
     being traced (``tf.compat.v1.gradients``); a list with one entry per ``x``.
 
     Only inside a ``gc.function`` (eagerly there is no graph to walk: use
     ``gc.GradientTape``). ``ys`` and ``xs`` are tensors, ``gc.Variable``s (in ``xs``)
-    or lists of them; ``grad_ys`` gives the cotangent of each ``y`` (ones by default).
+    or lists of them; an ``x`` may be an eager tensor the function captured (every
+    use of it in the graph counts). ``grad_ys`` gives the cotangent of each ``y`` (ones
+    by default). ``stop_gradients`` (tensors of this graph) are held constant: no
+    gradient flows back through them, though one of them in ``xs`` still gets its own.
     An ``x`` that ``ys`` do not depend on gets ``None`` (zeros with
-    ``unconnected_gradients="zero"``).
+    ``unconnected_gradients="zero"``). ``gate_gradients`` and ``aggregation_method`` are
+    accepted for TensorFlow's signature and change nothing.
 
     >>> @gc.function
     ... def f(x):
@@ -80,11 +89,23 @@ def gradients(ys, xs, grad_ys=None, name=None, unconnected_gradients="none"):
         raise ValueError(f"grad_ys has {len(seeds)} entries for {len(y_leaves)} ys; give one "
                          "per y (None for ones)")
     walk = _Walk(trace.current())
-    sources = [walk.source(x) for x in x_leaves]
-    targets = [walk.tensor(y) for y in y_leaves]
+    targets = [walk.tensor(y) for y in y_leaves]   # first: a variable's read is a use
+    groups = [walk.source(x) for x in x_leaves]    # per x: the tensors standing for it
+    walk.stop([walk.tensor(s) for s in _as_list(stop_gradients)])
     graph_tape = _GraphTape(walk.records(), walk.variables, walk.inner_reads)
+    flat = [t for group in groups for t in group]
     # a None seed stands for ones (the walk's default)
-    return list(autodiff.backward(graph_tape, targets, sources, seeds, unconnected_gradients))
+    grads = iter(autodiff.backward(graph_tape, targets, flat, seeds, "none"))
+    out = []
+    for x, group in zip(x_leaves, groups):
+        g = None
+        for part in [next(grads) for _ in group]:
+            g = part if g is None else g if part is None else g + part
+        if g is None and unconnected_gradients == "zero" and autodiff.differentiable(x):
+            with recording.unrecorded():
+                g = zeros_like(x.read_value() if isinstance(x, Variable) else x)
+        out.append(g)
+    return out
 
 
 def _as_list(x) -> list:
@@ -102,6 +123,7 @@ class _Walk:
         self.live: set[int] = set()             # value ids the sources reach
         self.variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
         self.inner_reads: dict[int, object] = {}  # value id in a subgraph -> variable
+        self.stopped: set[int] = set()          # value ids held constant
 
     def tensor(self, t):
         """The walk's tensor for ``t`` (its value's canonical tensor object)."""
@@ -112,7 +134,8 @@ class _Walk:
         v = self.ctx.value_of(t)
         return self.by_value.setdefault(v.id, t if t._sym is v else _symbolic(v))
 
-    def source(self, x):
+    def source(self, x) -> list:
+        """The tensors of the walk whose gradients add up to ``x``'s."""
         if isinstance(x, Variable):
             handle = state.handle(x)._sym
             reads = [self.of(n.outputs[0]) for n in self.ctx.nodes
@@ -121,14 +144,32 @@ class _Walk:
             self.live.update(r._sym.id for r in reads)
             for node in self.ctx.nodes:
                 self._reads_inside(node, {handle.id}, x)
-            return x
+            return [x]
         if not isinstance(x, Tensor):
             raise TypeError(f"gc.gradients: xs must be tensors or gc.Variables, got "
                             f"{type(x).__name__}")
+        if x._np is not None:   # captured: each use is a constant node of its snapshot
+            uses = [self.of(n.outputs[0]) for n in self._captured_uses(x)]
+            self.live.update(t._sym.id for t in uses)
+            return [x, *uses]   # x itself: when it is one of the ys
         t = self.tensor(x)
-        if t._sym is not None:
-            self.live.add(t._sym.id)
-        return t
+        self.live.add(t._sym.id)
+        return [t]
+
+    def _captured_uses(self, x) -> list:
+        root = self.ctx
+        while root.parent is not None:
+            root = root.parent
+        hit = root.__dict__.get("snapshots", {}).get(id(x))
+        if hit is None or hit[0] is not x:
+            return []
+        return [n for n in self.ctx.nodes if n.op.name == "const"
+                and getattr(n.attrs.get("value"), "array", None) is hit[1]]
+
+    def stop(self, tensors) -> None:
+        """Hold ``tensors`` constant: their producers get no cotangent for them."""
+        self.stopped = {t._sym.id for t in tensors if isinstance(t, Tensor)
+                        and t._sym is not None and self.ctx.knows(t._sym)}
 
     def _reads_inside(self, node, handles, variable) -> None:
         """Note the reads of ``variable`` in ``node``'s subgraphs (nested ones too): a
@@ -149,6 +190,11 @@ class _Walk:
                     self.inner_reads[n.outputs[0].id] = variable
                 self._reads_inside(n, inner, variable)
 
+    def _produced(self, value):
+        """A record's output: the walk's tensor, or for a stopped value a tensor of its
+        own, which no cotangent reaches (``stop_gradients``)."""
+        return _symbolic(value) if value.id in self.stopped else self.of(value)
+
     def of(self, value):
         t = self.by_value.get(value.id)
         if t is None:
@@ -158,13 +204,14 @@ class _Walk:
     def records(self) -> list:
         notes = list(self.ctx.__dict__.get(_NOTES, ()))
         nodes = list(self.ctx.nodes)   # the rules add nodes: walk the ones there now
+        owned = {i for at, _, first in notes for i in range(first, at)}
         out = []
         at = 0
         for i, node in enumerate(nodes + [None]):
             while at < len(notes) and notes[at][0] <= i:
                 self._add_custom(notes[at][1], out)
                 at += 1
-            if node is not None:
+            if node is not None and i not in owned:
                 self._add_node(node, out)
         return out
 
@@ -176,7 +223,7 @@ class _Walk:
         outs = [v for v in node.outputs if not v.aval.is_token]
         where = f" (traced at {node.src})" if node.src else ""
         out.append(_NodeRecord(node.op, tuple(self.of(v) for v in ins),
-                               tuple(self.of(v) for v in outs), node.attrs, where))
+                               tuple(self._produced(v) for v in outs), node.attrs, where))
         self.live.update(v.id for v in outs)
 
     def _add_custom(self, record, out) -> None:
@@ -184,7 +231,8 @@ class _Walk:
         if not any(isinstance(a, Tensor) and a._sym is not None and a._sym.id in self.live
                    for a in args):
             return
-        outputs = tuple(self._canon(o) for o in record.outputs)
+        outputs = tuple(self._produced(o._sym) if isinstance(o, Tensor) and o._sym is not None
+                        and self.ctx.knows(o._sym) else o for o in record.outputs)
         out.append(_NodeRecord(record.op, args, outputs, record.attrs, ""))
         self.live.update(o._sym.id for o in outputs if o._sym is not None)
 

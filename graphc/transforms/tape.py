@@ -195,7 +195,10 @@ class GradientTape:
             raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                              f"{unconnected_gradients!r}")
         self._used = True
-        with self.stop_recording():
+        # Inside its own context a persistent tape records its backward pass, so the
+        # gradient can be differentiated again (TensorFlow does; a non-persistent tape
+        # drops its records below, so recording would keep nothing useful)
+        with _Nothing() if self._persistent else self.stop_recording():
             result = autodiff.backward(self, target, sources, output_gradients,
                                        unconnected_gradients)
         if not self._persistent:
@@ -225,6 +228,14 @@ class GradientTape:
         """Per-example Jacobians over a batch dimension 0 shared by ``target`` and
         ``source``: shape ``(b,) + target.shape[1:] + source.shape[1:]``."""
         return jacobian.batch_jacobian(self, target, source, unconnected_gradients)
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _writable_view(r) -> bool:
