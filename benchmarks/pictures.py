@@ -29,7 +29,7 @@ def unrolled(n: int):
             x = gc.matmul(x, x) * 0.5 + x
         return x
 
-    return gc.function(big, backend="numpy", name=f"unrolled_{n}")
+    return gc.function(big, backend="numpy", name=f"unrolled_{n}", unroll=True)
 
 
 def best(fn, repeats: int) -> float:

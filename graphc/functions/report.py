@@ -1,11 +1,12 @@
 """The HTML report of one ``gc.function``: ``fn.explain(format="html", path=...)``.
 
-One self-contained page (inline CSS and SVG; no scripts, no links to anything outside
-it): a summary of the function, then one section per trace in trace order with its
-signature, why it was traced, the time tracing and the passes took, the graph before and
-after the passes as pictures (bodies as nested clusters), the pass report, and what runs
-where (compiled, in Python by design, or falling back to Python, and why). Every string
-that comes from the user's program (names, reprs, source paths) is escaped.
+One self-contained page (inline CSS, SVG and one small script, the picture viewer of
+``report_view.py``; no links to anything outside it): a summary of the function, then
+one section per trace in trace order with its signature, why it was traced, the time
+tracing and the passes took, what runs where (compiled, in Python by design, or falling
+back to Python, and why), then the details: the graph before and after the passes as
+pictures (scopes and bodies as nested boxes) and listings, and the pass report. Every
+string that comes from the user's program (names, reprs, source paths) is escaped.
 """
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ from __future__ import annotations
 import inspect
 from html import escape
 
+from graphc.functions import report_view
 from graphc.functions.where import short_path, where_it_runs
-from graphc.ir.layout import layout
 from graphc.ir.printer import format_graph
-from graphc.ir.svg import render
 from graphc.passes.report import format_report
-
-MAX_DRAWN = 5000  # boxes per picture; a bigger graph is listed, not drawn
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1a1a1a; }
@@ -29,8 +27,7 @@ code, pre { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; }
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 table { border-collapse: collapse; } td, th { text-align: left; vertical-align: top;
   padding: 2px 12px 2px 0; }
-.graph { overflow: auto; max-height: 1600px; border: 1px solid #ddd; padding: 4px;
-  margin: 0; }
+figure.graph { margin: 0; }
 .python { color: #c26a00; } .fallback { color: #b3261e; } .compiled { color: #2a6e2a; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 8px; color: #1a1a1a;
   border: 1px solid; } .legend .compiled { background: #e4eefb; border-color: #41689c; }
@@ -58,14 +55,6 @@ def _defined_at(fn) -> str:
         return f"{path}:{target.__code__.co_firstlineno}"
     except (TypeError, AttributeError, OSError):
         return "unknown"
-
-
-def _picture(concrete, graph, id_prefix, kinds=None) -> str:
-    lay = layout(graph, concrete.input_names)
-    if lay.count_boxes() > MAX_DRAWN:
-        return (f'<p class="too-large">{lay.count_boxes()} boxes: too large to draw '
-                "here; see the listing below, or graph.to_dot() with Graphviz.</p>")
-    return render(lay, id_prefix=id_prefix, highlight=kinds)
 
 
 def _short(concrete) -> str:
@@ -129,8 +118,9 @@ def _trace_section(function, concrete, k: int) -> list:
            '<table class="facts">']
     out += [f"<tr><th>{_e(a)}</th><td>{_e(b)}</td></tr>" for a, b in facts]
     out += ["</table>",
+            f'<h3 id="trace-{k}-where">What runs where</h3>', *_where_html(where),
             f'<h3 id="trace-{k}-traced">Graph as traced</h3>',
-            f'<figure class="graph traced">{_picture(concrete, concrete.graph, f"t{k}a")}</figure>',
+            report_view.figure(concrete.graph, "traced", f"t{k}a", concrete.input_names),
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.graph, show_src=True), "listing"), "</details>",
             f'<h3 id="trace-{k}-passes">Optimization passes</h3>',
@@ -139,12 +129,11 @@ def _trace_section(function, concrete, k: int) -> list:
             '<p class="legend"><span class="compiled">compiled</span>'
             '<span class="python">Python by design</span>'
             '<span class="fallback">fallback to Python</span></p>',
-            f'<figure class="graph optimized">'
-            f'{_picture(concrete, concrete.optimized_graph, f"t{k}b", where.kinds)}</figure>',
+            report_view.figure(concrete.optimized_graph, "optimized", f"t{k}b",
+                               concrete.input_names, where.kinds),
             "<details><summary>listing</summary>",
             _pre(format_graph(concrete.optimized_graph, show_src=True), "listing"),
             "</details>",
-            f'<h3 id="trace-{k}-where">What runs where</h3>', *_where_html(where),
             "</section>"]
     return out
 
@@ -154,7 +143,8 @@ def html_report(function) -> str:
     name = function.__name__
     traces = sorted(function.concrete_functions(), key=lambda c: c.trace_number)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>graphc report: {_e(name)}</title>", f"<style>{CSS}</style>",
+           f"<title>graphc report: {_e(name)}</title>",
+           f"<style>{CSS}{report_view.CSS}</style>",
            "</head><body>", f'<h1>gc.function <code>{_e(name)}</code></h1>',
            '<section class="summary">', *_summary(function), "</section>"]
     if not traces:
@@ -168,6 +158,7 @@ def html_report(function) -> str:
         out.append("</ul></nav>")
     for concrete in traces:
         out += _trace_section(function, concrete, concrete.trace_number)
+    out.append(f"<script>{report_view.SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

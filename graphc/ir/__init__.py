@@ -11,7 +11,7 @@ from graphc.ir.graph import Graph
 
 
 def _str(self) -> str:
-    return printer.format_graph(self)
+    return printer.format_graph(self, show_src=True)
 
 
 def _as_graph_def(self) -> dict:
@@ -29,14 +29,15 @@ def _to_dot(self) -> str:
     return export.to_dot(self)
 
 
-def _to_svg(self, engine: str = "auto") -> str:
+def _to_svg(self, engine: str = "auto", scopes: str | None = "expanded") -> str:
     """A picture of the graph as SVG text, bodies as nested clusters: drawn by Graphviz's
     ``dot`` when installed, else by graphc's own layout (``engine="dot"``/``"builtin"``
-    picks one; see docs/inspecting.md)."""
+    picks one), which boxes each user function call and the backward pass
+    (``scopes="collapsed"``: one box each; ``None``: none). See docs/inspecting.md."""
     from graphc.ir import pictures  # deferred: the layout, SVG and Graphviz's subprocess
     # modules load when a first picture is drawn (about 8 ms of `import graphc` otherwise)
 
-    return pictures.to_svg(self, engine=engine)
+    return pictures.to_svg(self, engine=engine, scopes=scopes)
 
 
 Graph.__str__ = _str

@@ -7,15 +7,20 @@ that contains one :class:`Cluster` per subgraph, each laid out by the same funct
 bodies nest to any depth. Steps, all linear or close to it in the graph's size:
 
 1. layers: an input on layer 0, a node one below its deepest operand (the node list is
-   already in execution order); a node without operands (a constant) moves down to just
-   above its first reader, or, read by several nodes, is drawn once above each of them;
-   the results box goes below everything;
+   already in execution order); then, from the last node up, each box (inputs and
+   constants too) moves down to just above its first reader, so a value computed early
+   but used late (a transpose of the backward pass, a label input) sits by its user
+   instead of sending a long wire down the picture; a node without operands read by
+   several nodes is drawn once above each of them; the results box goes below
+   everything. A scope (``scopes.py``) is one box holding its own layout, with a port
+   (a small input box) per value it reads from outside;
 2. an edge spanning several layers gets a small dummy box per layer it crosses, so edges
    bend around boxes and take part in crossing reduction;
 3. crossing reduction: boxes in each layer are sorted by the mean position of their
    neighbours in the layer above, then below, a few sweeps (the barycenter heuristic);
 4. x coordinates: each box is pulled toward the mean centre of its neighbours, boxes of
-   a layer kept in order and apart; y coordinates stack the layers.
+   a layer kept in order and apart, as close to those centres as can be (least squares,
+   ``_closest_in_order``); y coordinates stack the layers.
 
 Labels use printed value names (``%3``), as ``str(graph)`` does. Nothing here draws:
 ``svg.py`` turns a layout into SVG.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graphc.ir import scopes as _scopes
 from graphc.ir.export import subgraph_items
 from graphc.ir.printer import Namer, format_node
 
@@ -37,6 +43,7 @@ DUMMY_W = 4       # width of an edge's bend point
 MAX_LABEL = 44    # characters per label line before it is cut
 SWEEPS = 6        # crossing-reduction sweeps (each down and up)
 BEND_BUDGET = 20000  # bend points per graph; longer edges beyond it are drawn straight
+MODES = ("expanded", "collapsed", None)
 
 
 @dataclass
@@ -49,6 +56,7 @@ class Box:
     tip: str = ""
     node: object = None
     clusters: list = field(default_factory=list)
+    scope: object = None  # the scopes.Scope a "scope" box draws
     w: float = 0.0
     h: float = 0.0
     x: float = 0.0
@@ -98,40 +106,65 @@ def _size(box: Box) -> None:
         box.w, box.h = max(text_w, 40.0), text_h
         return
     x, height = PAD, 0.0
+    below = 0 if box.kind == "scope" else LINE_H  # a scope's part has no label
     for c in box.clusters:  # side by side below the header, each under its label
-        c.x, c.y = x, text_h + LINE_H
+        c.x, c.y = x, text_h + below
         x += c.layout.w + PAD
         height = max(height, c.layout.h)
     box.w = max(text_w, x)
-    box.h = text_h + LINE_H + height + PAD
+    box.h = text_h + below + height + PAD
 
 
-def _shared_sources(graph) -> set:
-    """Nodes without operands (constants) read by several nodes: drawn once above each
-    reader, as TensorBoard does, instead of one box with edges across the picture."""
+def _shared_sources(part) -> tuple:
+    """Nodes without operands (constants) read by several items: drawn once above each
+    reader, as TensorBoard does, instead of one box with edges across the picture; and
+    those only scopes read (each scope draws its own copy), not drawn at this level."""
     readers: dict[int, set] = {}
-    for node in graph.nodes:
-        for v in node.inputs:
-            readers.setdefault(v.id, set()).add(id(node))
-    for v in graph.outputs:
+    inside = set()
+    for item in part.items:
+        for v in item.inputs:
+            readers.setdefault(v.id, set()).add(id(item))
+        if isinstance(item, _scopes.Scope):
+            inside.update(v.id for n in item.part.items if _scopes.is_source(n)
+                          for v in n.outputs)
+    for v in part.outputs:
         readers.setdefault(v.id, set()).add("result")
-    return {id(n) for n in graph.nodes if not n.inputs and not n.subgraphs()
-            and len(set().union(*(readers.get(v.id, set()) for v in n.outputs))) > 1}
+    copy, skip = set(), set()
+    for n in part.items:
+        if isinstance(n, _scopes.Scope) or not _scopes.is_source(n):
+            continue
+        count = len(set().union(*(readers.get(v.id, set()) for v in n.outputs)))
+        if count > 1:
+            copy.add(id(n))
+        elif count == 0 and any(v.id in inside for v in n.outputs):
+            skip.add(id(n))
+    return copy, skip
 
 
 def _node_box(node, namer) -> Box:
     outs = [namer.typed(v) for v in node.outputs if not v.aval.is_token]
     lines = [_cut(node.op.name)] + ([_cut(", ".join(outs))] if outs else [])
     tip = format_node(node, namer) + (f"\ntraced at {node.src}" if node.src else "")
-    clusters = [Cluster(label, layout(sub)) for label, sub in subgraph_items(node)]
+    clusters = [Cluster(label, layout(sub, scopes=None))  # scopes: top level only
+                for label, sub in subgraph_items(node)]
     return Box("control" if clusters else "op", lines, tip=tip, node=node,
                clusters=clusters)
 
 
-def _boxes(graph, namer, input_names):
-    """Boxes for inputs and nodes, and the edges between them as box indices."""
+def _scope_box(scope, namer, input_names, mode, home) -> Box:
+    ops = f"{len(scope.nodes)} ops"
+    box = Box("scope", [_cut(scope.label), ops], tip=scope.title, scope=scope)
+    if mode != "collapsed":
+        box.lines = [_cut(f"{scope.label}  ({ops})")]
+        inner = _lay(scope.part, namer, input_names, mode, home, "out ")
+        box.clusters = [Cluster("", inner)]
+    return box
+
+
+def _boxes(part, namer, input_names, mode, home, result_word):
+    """Boxes for inputs and items, and the edges between them as box indices."""
     boxes, edges, made, shared = [], [], {}, {}
-    copy = _shared_sources(graph)
+    copy, skip = _shared_sources(part)
 
     def sources(values):
         out, fresh = {}, set()  # box index -> is_control, in operand order
@@ -145,27 +178,32 @@ def _boxes(graph, namer, input_names):
                 out.setdefault(src, v.aval.is_token)
         return out
 
-    for v in graph.inputs:
+    for v in part.inputs:
         made[v.id] = len(boxes)
         name = input_names.get(v.id)
         text = namer.typed(v) if name is None else f"{name} = {namer.typed(v)}"
         boxes.append(Box("input", [_cut(text)], tip=f"input {text}"))
-    for node in graph.nodes:
-        if id(node) in copy:
-            shared.update((v.id, node) for v in node.outputs)
+    for item in part.items:
+        if id(item) in skip:
             continue
-        srcs = sources(node.inputs)
+        if id(item) in copy:
+            shared.update((v.id, item) for v in item.outputs)
+            continue
+        srcs = sources(item.inputs)
         me = len(boxes)
-        boxes.append(_node_box(node, namer))
+        if isinstance(item, _scopes.Scope):
+            boxes.append(_scope_box(item, namer, input_names, mode, home))
+        else:
+            boxes.append(_node_box(item, namer))
         edges.extend((src, me, control) for src, control in srcs.items())
-        for v in node.outputs:
+        for v in item.outputs:
             made[v.id] = me
-    results = [namer(v) for v in graph.outputs]
+    results = [namer(v) for v in part.outputs]
     if results:
-        srcs = sources(graph.outputs)
+        srcs = sources(part.outputs)
         me = len(boxes)
-        boxes.append(Box("result", [_cut("return " + ", ".join(results))],
-                         tip="return " + ", ".join(results)))
+        boxes.append(Box("result", [_cut(result_word + ", ".join(results))],
+                         tip=result_word + ", ".join(results)))
         edges.extend((src, me, False) for src in srcs)
     return boxes, edges
 
@@ -180,9 +218,9 @@ def _layers(boxes, edges) -> None:
         box.layer = 1 + max((boxes[p].layer for p in preds[i]), default=-1)
         if box.kind == "result":
             box.layer = max((b.layer for b in boxes[:i]), default=-1) + 1
-    for i in range(len(boxes) - 1, -1, -1):  # sources sink to just above their reader
-        box = boxes[i]
-        if box.kind != "input" and not preds[i] and succs[i]:
+    for i in range(len(boxes) - 1, -1, -1):  # then each box sinks to just above its
+        box = boxes[i]                          # first reader (inputs and constants too)
+        if succs[i]:
             box.layer = max(box.layer, min(boxes[s].layer for s in succs[i]) - 1)
 
 
@@ -252,32 +290,64 @@ def _place_x(boxes, rows, up, down) -> None:
                 ns = nbrs[i]
                 c = sum(centre(n) for n in ns) / len(ns) if ns else centre(i)
                 want.append(c - boxes[i].w / 2)
-            placed, prev_right = [], None
-            for i, x in zip(row, want):  # keep order and spacing, then shift the row
-                if prev_right is not None:
-                    x = max(x, prev_right + GAP_X)
-                placed.append(x)
-                prev_right = x + boxes[i].w
-            shift = sum(w - p for w, p in zip(want, placed)) / len(row) if row else 0.0
-            for i, x in zip(row, placed):
-                boxes[i].x = x + shift
+            for i, x in zip(row, _closest_in_order([boxes[i].w for i in row], want)):
+                boxes[i].x = x
 
 
-def layout(graph, input_names=None) -> Layout:
+def _closest_in_order(widths, want) -> list:
+    """Left edges, in order and ``GAP_X`` apart, as close to ``want`` as can be (least
+    squares): with each box's offset from the row's start taken out, the edges only
+    have to be non-decreasing, which the pool-adjacent-violators algorithm solves
+    exactly in linear time. So each box stays under its neighbours' centre unless its
+    row is too crowded, and a row never drifts as a whole."""
+    offsets, at = [], 0.0
+    for w in widths:
+        offsets.append(at)
+        at += w + GAP_X
+    blocks = []  # [mean, count]: merged runs of boxes that must touch
+    for x, off in zip(want, offsets):
+        blocks.append([x - off, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, n2 = blocks.pop()
+            m1, n1 = blocks.pop()
+            blocks.append([(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2])
+    out = []
+    for mean, n in blocks:
+        out.extend([mean] * n)
+    return [y + off for y, off in zip(out, offsets)]
+
+
+def layout(graph, input_names=None, scopes: str | None = "expanded",
+           home: str | None = None) -> Layout:
     """Lay out ``graph`` (and its bodies, recursively) as boxes and routed edges;
-    ``input_names`` (input value id -> argument name) labels the graph's inputs."""
-    namer = Namer(graph)
-    boxes, edges = _boxes(graph, namer, input_names or {})
+    ``input_names`` (input value id -> argument name) labels the graph's inputs.
+
+    ``scopes``: ``"expanded"`` draws each scope (``scopes.py``: the nodes of one call of
+    a user function, the backward pass) as a box holding its nodes, ``"collapsed"`` as
+    one small box, ``None`` draws no scopes; bodies are drawn without (a fused loop's
+    body mixes the ops of several calls). ``home``: the traced function's name
+    (default: the graph's), whose own nodes are in no scope."""
+    if scopes not in MODES:
+        raise ValueError(f"layout: scopes={scopes!r}; use one of {MODES}")
+    home = graph.name if home is None else home
+    part = (_scopes.group(graph, home) if scopes else
+            _scopes.Part(graph.name, graph.inputs, graph.nodes, graph.outputs))
+    return _lay(part, Namer(graph), input_names or {}, scopes, home, "return ")
+
+
+def _lay(part, namer, input_names, mode, home, result_word) -> Layout:
+    boxes, edges = _boxes(part, namer, input_names, mode, home, result_word)
     for box in boxes:
         _size(box)
     if not boxes:
-        return Layout(graph.name, [], [], 2 * PAD, 2 * PAD)
+        return Layout(part.name, [], [], 2 * PAD, 2 * PAD)
     _layers(boxes, edges)
     n_layers = max(b.layer for b in boxes) + 1
     edges = _split_long_edges(boxes, edges)
     rows, up, down = _order(boxes, edges, n_layers)
     _place_x(boxes, rows, up, down)
     left = min(b.x for b in boxes)
+    fed = {b for _a, b, _c in edges}
     y = PAD
     for row in rows:
         height = max((boxes[i].h for i in row), default=0.0)
@@ -285,10 +355,13 @@ def layout(graph, input_names=None) -> Layout:
             boxes[i].x += PAD - left
             if boxes[i].kind == "dummy":  # a bend point runs the layer's full height
                 boxes[i].h = height
-            boxes[i].y = y + (height - boxes[i].h) / 2
+            # centred in its layer; a box nothing feeds (a constant, an input) at the
+            # layer's bottom, next to its reader below
+            below = 1.0 if i not in fed else 0.5
+            boxes[i].y = y + (height - boxes[i].h) * below
         y += height + GAP_Y
     width = max(b.x + b.w for b in boxes) + PAD
-    return Layout(graph.name, boxes, _routes(boxes, edges), width, y - GAP_Y + PAD)
+    return Layout(part.name, boxes, _routes(boxes, edges), width, y - GAP_Y + PAD)
 
 
 def _routes(boxes, edges):

@@ -14,23 +14,29 @@ from graphc.ir.export import to_dot
 ENGINES = ("auto", "dot", "builtin")
 
 
-def to_svg(graph, engine: str = "auto", id_prefix: str = "g", highlight=None) -> str:
+def to_svg(graph, engine: str = "auto", id_prefix: str = "g", highlight=None,
+           scopes: str | None = "expanded") -> str:
     """The SVG text of ``graph``.
 
     ``engine="auto"`` (default): Graphviz's ``dot`` if it is installed and succeeds,
     else the built-in layout; ``"dot"``: Graphviz or :class:`graphviz.GraphvizError`;
-    ``"builtin"``: the built-in layout. ``id_prefix`` and ``highlight`` (IR node ->
-    ``"python"``/``"fallback"``) apply to the built-in drawing.
+    ``"builtin"``: the built-in layout. ``id_prefix``, ``highlight`` (IR node ->
+    ``"python"``/``"fallback"``) and ``scopes`` (``"expanded"``: each user function
+    call and the backward pass as a box around its nodes; ``"collapsed"``: as one box;
+    ``None``: no scopes; see ``scopes.py``) apply to the built-in drawing.
 
     >>> svg = concrete.graph.to_svg()                         # doctest: +SKIP
     >>> open("graph.svg", "w").write(svg)                     # doctest: +SKIP
     """
     if engine not in ENGINES:
         raise ValueError(f"to_svg: unknown engine {engine!r}; use one of {ENGINES}")
+    if scopes not in layout.MODES:
+        raise ValueError(f"to_svg: scopes={scopes!r}; use one of {layout.MODES}")
     if engine == "dot" or (engine == "auto" and graphviz.dot_executable() and not highlight):
         try:
             return graphviz.dot_to_svg(to_dot(graph))
         except graphviz.GraphvizError:
             if engine == "dot":
                 raise
-    return svg.render(layout.layout(graph), id_prefix=id_prefix, highlight=highlight)
+    return svg.render(layout.layout(graph, scopes=scopes), id_prefix=id_prefix,
+                      highlight=highlight)

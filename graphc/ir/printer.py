@@ -3,10 +3,15 @@
 ::
 
     f(%0:f32[4], %1:f32[4]) {
-      %2:f32[4] = add %0 %1
+      %2:f32[4] = add %0 %1  # model.py:41
       %3:f32[] = sum %2 axis=(0,) keepdims=False
-      return %3
+      %4:f32[] = sqrt %3  # model.py:42
+      return %4
     }
+
+``str(graph)`` ends a node's line with the user's line it was traced at, once per run of
+nodes from the same line (``%3`` above comes from line 41 too); ``format_graph(graph)``
+leaves the comments out, for golden texts that should not depend on file paths.
 
 Data values are numbered ``%0, %1, ...`` in order of first definition (inputs, then node
 outputs), so the text does not depend on the global ``Value.id`` counter and two traces
@@ -33,8 +38,9 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 def format_graph(graph: Graph, show_src: bool = False) -> str:
     """Return the readable text listing of ``graph`` (one node per line).
 
-    ``show_src=True`` appends ``  # file.py:12`` to each node traced at a known line;
-    it is off by default so golden texts do not depend on file paths.
+    ``show_src=True`` (what ``str(graph)`` shows) appends ``  # file.py:12``, the user's
+    line a node was traced at, to the first node of each run of nodes traced at the same
+    line; it is off by default here so golden texts do not depend on file paths.
 
     >>> print(format_graph(g))            # doctest: +SKIP
     f(%0:f32[4]) {
@@ -153,10 +159,12 @@ def _format_into(graph: Graph, lines: list, indent: str, show_src: bool) -> None
         params.append(namer(graph.token_in))
     lines.append(f"{indent}{graph.name}({', '.join(params)}) {{")
     inner = indent + _INDENT
+    last_src = None
     for node in graph.nodes:
         line = inner + format_node(node, namer)
-        if show_src and node.src:
+        if show_src and node.src and node.src != last_src:
             line += f"  # {os.path.basename(node.src)}"
+        last_src = node.src if show_src else None
         lines.append(line)
         attrs = node.attrs or {}
         for key in sorted(attrs):

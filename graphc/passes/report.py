@@ -67,7 +67,8 @@ def format_report(report: list[PassReport], max_lines: int = MAX_LINES,
 
 
 def explain_text(concrete, optimized=None, report=None, max_lines: int = MAX_LINES) -> str:
-    """The traced graph, the pass report and the optimized graph of ``concrete``.
+    """The traced graph, the pass report and the optimized graph of ``concrete``, each
+    node with the user's line it was traced at (``# file.py:12``).
 
     Uses ``concrete.optimized_graph`` / ``concrete.pass_report`` when the function has
     them; otherwise (or when ``optimized``/``report`` are not given) runs the pipeline.
@@ -80,11 +81,11 @@ def explain_text(concrete, optimized=None, report=None, max_lines: int = MAX_LIN
     name = getattr(concrete, "name", concrete.graph.name)
     parts = [
         f"=== {name}: traced graph ===",
-        format_graph(concrete.graph),
+        format_graph(concrete.graph, show_src=True),
         "",
         format_report(report, max_lines=max_lines),
         "",
         f"=== {name}: optimized graph ===",
-        format_graph(optimized),
+        format_graph(optimized, show_src=True),
     ]
     return "\n".join(parts)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
+from graphc.functions import report_view
 
 HOSTILE = '<script>alert("name")</script><img src=x onerror=alert(1)>&amp;'
 
@@ -66,6 +67,16 @@ def report():
     return fn, text, Page(text)
 
 
+def _only_the_viewer_script(text, page):
+    """One inline script, graphc's own viewer, word for word: nothing from the program
+    runs, and nothing is loaded from elsewhere."""
+    scripts = page.having("script")
+    assert [(a, [t for t, _c in p]) for _t, a, p in scripts] == [({}, ["html", "body"])]
+    assert text.lower().count("<script") == 1
+    assert f"<script>{report_view.SCRIPT}</script>" in text
+    assert "http" not in report_view.SCRIPT and "fetch(" not in report_view.SCRIPT
+
+
 def test_report_sections_and_one_picture_per_graph(report):
     fn, text, page = report
     assert text.startswith("<!DOCTYPE html>") and fn.tracing_count == 2
@@ -73,8 +84,8 @@ def test_report_sections_and_one_picture_per_graph(report):
     assert [t[1]["id"] for t in traces] == ["trace-1", "trace-2"]
     svgs = page.having("svg")
     assert len(svgs) == 4  # traced and optimized graph, per trace
-    figures = [p[-1][1] for _t, _a, p in svgs]
-    assert figures == ["graph traced", "graph optimized"] * 2
+    figures = [p[-2][1] for _t, _a, p in svgs]  # figure > div.stage > svg
+    assert figures == ["viewer graph traced", "viewer graph optimized"] * 2
     for heading in ("Graph as traced", "Optimization passes", "Graph after the passes",
                     "What runs where", "Why it traced, each time"):
         assert f">{heading}</h3>" in text, heading
@@ -89,16 +100,16 @@ def test_bodies_are_nested_clusters_and_python_nodes_marked(report):
     _fn, _text, page = report
     clusters = page.having("g", "cluster")
     # per trace and graph: true_fn, false_fn, while's cond and body (fusion may add more)
-    in_traced = [c for c in clusters if any(cls == "graph traced" for _t, cls in c[2])]
+    in_traced = [c for c in clusters if any(cls == "viewer graph traced" for _t, cls in c[2])]
     assert len(in_traced) == 2 * 4
     for _tag, _attrs, path in in_traced:  # inside the control-flow node's own box
         assert any(t == "g" and cls == "node control" for t, cls in path)
     python = page.having("g", "python")
     assert len(python) == 2 * 2  # per optimized graph: numpy_function, the add after it
-    assert all(any(cls == "graph optimized" for _t, cls in p) for _t, _a, p in python)
+    assert all(any(cls == "viewer graph optimized" for _t, cls in p) for _t, _a, p in python)
     fallback = page.having("g", "fallback")  # the float16 constant and fused loop
     assert len(fallback) == 2 * 2
-    assert all(any(cls == "graph optimized" for _t, cls in p) for _t, _a, p in fallback)
+    assert all(any(cls == "viewer graph optimized" for _t, cls in p) for _t, _a, p in fallback)
 
 
 def test_where_it_runs_table(report):
@@ -126,7 +137,8 @@ def test_where_it_runs_table(report):
 def test_report_is_self_contained_and_escapes_user_strings(report):
     _fn, text, page = report
     tags = {t for t, _a, _p in page.tags}
-    assert not tags & {"script", "img", "link", "iframe", "object", "embed", "base"}
+    assert not tags & {"img", "link", "iframe", "object", "embed", "base"}
+    _only_the_viewer_script(text, page)
     for tag, attrs, _path in page.tags:
         assert "src" not in attrs and not any(k.startswith("on") for k in attrs), tag
         assert attrs.get("href", "#").startswith("#"), attrs
@@ -163,6 +175,7 @@ def test_hostile_values_in_signatures_and_attrs_are_escaped():
     evil = "</pre></svg><script>alert(1)</script>"
     text = fn.explain(np.ones(2, np.float32), evil, format="html")
     page = Page(text)
-    assert not {t for t, _a, _p in page.tags} & {"script", "img", "iframe"}
-    assert "<script" not in text.lower() and "&lt;/pre&gt;&lt;/svg&gt;&lt;script&gt;" in text
+    assert not {t for t, _a, _p in page.tags} & {"img", "iframe"}
+    _only_the_viewer_script(text, page)
+    assert "&lt;/pre&gt;&lt;/svg&gt;&lt;script&gt;" in text
     assert len(page.having("svg")) == 2 and len(page.having("section", "trace")) == 1

@@ -206,3 +206,34 @@ def test_dot_text_nests_bodies_inside_their_nodes_cluster(graph):
     assert 'subgraph "cluster_node:body/cond" {' in blocks["cluster_body"]
     inner = blocks["cluster_node:body/cond"]
     assert sum(s.startswith('subgraph "cluster_') for s in inner) == 2
+
+
+def _square_sum(v):  # a user function: its ops form one scope per call
+    return gc.reduce_sum(v * v) + 1.0
+
+
+@gc.function(backend="numpy")
+def with_scopes(x):
+    with gc.GradientTape() as tape:
+        tape.watch(x)
+        loss = _square_sum(x) * _square_sum(gc.math.sin(x))
+    return tape.gradient(loss, x)
+
+
+def test_scopes_drawn_as_boxes_expanded_or_collapsed(no_dot):
+    g = with_scopes.get_concrete_function(np.ones(3, np.float32)).graph
+    for mode in ("expanded", "collapsed"):
+        root = ET.fromstring(g.to_svg(scopes=mode))
+        boxes = [e for e in root.iter(SVG + "g") if "scope" in _classes(e)]
+        titles = [e.find(SVG + "title").text for e in boxes]
+        assert [t.split(":")[0] for t in titles] == ["_square_sum", "_square_sum_1",
+                                                       "gradients"], titles
+        assert [e.get("data-scope") for e in boxes] == ["s0", "s1", "s2"]
+        assert "backward" in _classes(boxes[2]) and "function" in _classes(boxes[0])
+        inner = [n for e in boxes for n in e.iter(SVG + "g") if n is not e]
+        assert all(("collapsed" in _classes(e)) == (mode == "collapsed") for e in boxes)
+        assert bool(inner) == (mode == "expanded")  # nodes drawn inside when open
+    flat = ET.fromstring(g.to_svg(scopes=None))
+    assert not [e for e in flat.iter(SVG + "g") if "scope" in _classes(e)]
+    with pytest.raises(ValueError, match="scopes='all'"):
+        g.to_svg(scopes="all")

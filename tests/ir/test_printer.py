@@ -11,8 +11,9 @@ from graphc.ops import elementwise as ew
 F32 = np.dtype(np.float32)
 
 
-def emit(ctx, op, *values, src=None, **attrs):
-    """Append ``op(*values, **attrs)`` to ``ctx`` with avals from ``op.infer``."""
+def emit(ctx, op, *values, src="", **attrs):
+    """Append ``op(*values, **attrs)`` to ``ctx`` with avals from ``op.infer``; ``src``
+    (default: none, so golden texts carry no ``# file.py:N`` comment) is its line."""
     attrs = {k: freeze(v) for k, v in attrs.items()}
     avals = op.infer(*[v.aval for v in values], **attrs)
     avals = (avals,) if isinstance(avals, Aval) else tuple(avals)
@@ -51,7 +52,15 @@ def add_sum_graph():
 
 
 def test_basic_golden():
+    # str(graph) ends each node's line with the user's line it was traced at
     assert str(add_sum_graph()) == (
+        "f(%0:f32[4], %1:f32[4]) {\n"
+        "  %2:f32[4] = add %0 %1  # model.py:41\n"
+        "  %3:f32[] = sum %2 axis=(0,) keepdims=False  # model.py:42\n"
+        "  return %3\n"
+        "}"
+    )
+    assert format_graph(add_sum_graph()) == (  # the golden-text form: no comments
         "f(%0:f32[4], %1:f32[4]) {\n"
         "  %2:f32[4] = add %0 %1\n"
         "  %3:f32[] = sum %2 axis=(0,) keepdims=False\n"
@@ -65,6 +74,45 @@ def test_show_src_appends_basename_comment():
     assert lines[1] == "  %2:f32[4] = add %0 %1  # model.py:41"
     assert lines[2].endswith("keepdims=False  # model.py:42")
     assert "/home/u" not in format_graph(add_sum_graph(), show_src=True)
+
+
+def test_source_comment_once_per_run_of_the_same_line():
+    with TraceContext("r") as ctx:
+        x = ctx.new_input(Aval((4,), F32))
+        (a,) = emit(ctx, ew.NEGATIVE, x, src="/p/m.py:7")
+        (b,) = emit(ctx, ew.NEGATIVE, a, src="/p/m.py:7")
+        (c,) = emit(ctx, ew.ADD, a, b, src="/p/m.py:9")
+        (d,) = emit(ctx, ew.NEGATIVE, c)  # no known line: no comment
+        (e,) = emit(ctx, ew.NEGATIVE, d, src="/p/m.py:7")  # line 7 again, after others
+        g = ctx.finish([e])
+    assert str(g).splitlines()[1:6] == [
+        "  %1:f32[4] = negative %0  # m.py:7",
+        "  %2:f32[4] = negative %1",
+        "  %3:f32[4] = add %1 %2  # m.py:9",
+        "  %4:f32[4] = negative %3",
+        "  %5:f32[4] = negative %4  # m.py:7",
+    ]
+
+
+def test_str_of_a_traced_function_names_the_users_lines():
+    import graphc as gc
+
+    def double(x):
+        return x * 2.0  # marker: double
+
+    @gc.function(backend="numpy")
+    def f(x):
+        return double(x) + 1.0  # marker: f
+
+    text = str(f.get_concrete_function(np.ones(2, np.float32)).graph)
+    src = open(__file__).read().splitlines()
+    at = {m: next(i for i, s in enumerate(src, 1) if s.endswith(f"# marker: {m}"))
+          for m in ("double", "f")}
+    assert text.splitlines()[1:5] == [
+        f"  %1:f32[] = const 2.  # test_printer.py:{at['double']}",
+        "  %2:f32[2] = multiply %0 %1",
+        f"  %3:f32[] = const 1.  # test_printer.py:{at['f']}",
+        "  %4:f32[2] = add %2 %3"]
 
 
 def test_numbering_does_not_depend_on_global_ids():

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from pass_helpers import F32, Aval, build, emit, text
+from pass_helpers import F32, Aval, build, emit
 
 import graphc as gc
 from graphc.core.interpreter import run_graph
@@ -68,7 +68,9 @@ def test_explain_text_shows_traced_report_and_optimized():
     text_ = explain_text(concrete)
     assert text_.startswith("=== every_pass: traced graph ===\nevery_pass(%0:f32[4]) {")
     assert "optimization passes" in text_
-    assert text_.endswith(text(optimize(concrete.graph)[0]))
+    # the listings name each node's line, as str(graph) does
+    assert text_.endswith(str(optimize(concrete.graph)[0]))
+    assert "  # test_pipeline.py:" in text_.split("optimization passes")[0]
 
 
 def test_switched_off_passes_change_nothing(options):
