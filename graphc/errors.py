@@ -86,6 +86,11 @@ class AutographError(ValueError):
     """
 
 
+class AutographDtypeError(AutographError, TypeError):
+    """A loop variable changed its dtype in one iteration: an ``AutographError`` that is
+    also a ``TypeError``, the type TensorFlow raises for it."""
+
+
 class DeviceError(RuntimeError):
     """A device was requested that does not exist; the message lists those that do."""
 

@@ -131,6 +131,11 @@ class Variable:
         """A hashable reference to this variable (usable as a dict key)."""
         return state.VariableRef(self)
 
+    def __deepcopy__(self, memo):
+        """A new variable holding a copy of the current value (as ``tf.Variable``)."""
+        return Variable(self.numpy(), shape=self._shape, name=self._name,
+                        trainable=self._trainable)
+
     # ------------------------------------------------------------------ reading
     def read_value(self) -> Tensor:
         """The current value: an eager tensor, or a read node while tracing."""

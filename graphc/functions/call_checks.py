@@ -1,9 +1,12 @@
 """What a call of a concrete function checks and holds: arguments against its signature
-(``check_matches``, with the descriptions its errors use), plain array arguments, and the
-locks of the variables a graph writes (``variable_guard``). Used by ``ConcreteFunction``,
-loaded saved graphs and the device placement."""
+(``check_matches``, with the descriptions its errors use), plain array arguments, what
+the traced body did with its arguments and result (``check_unmodified``,
+``check_not_lazy``), and the locks of the variables a graph writes (``variable_guard``).
+Used by ``ConcreteFunction``, loaded saved graphs and the device placement."""
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
@@ -23,6 +26,50 @@ def check_array_argument(function, name, array) -> None:
         raise TypeError(f"gc.function {function.__name__!r}, argument {name!r}: {e}") \
             from None
 
+
+
+def snapshot_arguments(values) -> list:
+    """What :func:`check_unmodified` compares: each argument's structure and leaves."""
+    return [nest.flatten(v) for v in values]
+
+
+def check_unmodified(fn_name, names, values, snapshot) -> None:
+    """``ValueError`` (as TensorFlow raises) when the traced body changed a list, dict
+    or other structure it was given: the change would happen once, while tracing,
+    not on every call. The body gets copies of the structures, so the caller's own
+    objects are never touched."""
+    changed = [name for name, v, (leaves, td) in zip(names, values, snapshot)
+               if _changed(v, leaves, td)]
+    if changed:
+        raise ValueError(
+            f"gc.function {fn_name!r} modified its argument(s) {', '.join(changed)} "
+            "(a list, dict or other structure): that change would happen only while "
+            "tracing, not on every call. Modify a copy (list(x), dict(x)) and return it")
+
+
+def _changed(value, leaves, td) -> bool:
+    now, now_td = nest.flatten(value)
+    return now_td != td or len(now) != len(leaves) or any(
+        a is not b for a, b in zip(now, leaves))
+
+
+def check_not_lazy(function, python_fn, result) -> None:
+    """A generator or coroutine cannot be traced: its body runs later, outside the trace
+    (the graph would be empty and its tensors escape): say so at the call."""
+    if not isinstance(result, types.GeneratorType | types.CoroutineType
+                      | types.AsyncGeneratorType):
+        return
+    what = {types.GeneratorType: "a generator", types.CoroutineType: "a coroutine",
+            types.AsyncGeneratorType: "an async generator"}[type(result)]
+    if hasattr(result, "close"):
+        result.close()
+    code = getattr(getattr(python_fn, "__func__", python_fn), "__code__", None)
+    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    raise TypeError(
+        f"gc.function {function.__name__!r}{where} returned {what}: a traced function must "
+        "compute its results when called. Return a tuple or list of tensors (or "
+        "gc.stack them) instead of yielding them, or call a generator inside the "
+        "function and collect what it yields")
 
 
 def variable_guard(graph):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-import types
 
 import numpy as np
 
@@ -25,11 +24,19 @@ from graphc.core.device_tensor import made as _made
 from graphc.core.interpreter import run_graph
 from graphc.core.tensor import Tensor, _eager, _symbolic
 from graphc.core.trace import TraceContext
-from graphc.functions import outputs, placement, variable_aliasing, write_back
+from graphc.functions import (
+    concrete_call,
+    outputs,
+    placement,
+    variable_aliasing,
+    write_back,
+)
 from graphc.functions.call_checks import (
     check_array_argument,
-    check_matches,
+    check_not_lazy,
+    check_unmodified,
     describe_spec,
+    snapshot_arguments,
     variable_guard,
 )
 from graphc.functions.replay import replay
@@ -86,8 +93,9 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
                 elif _is_tensor_leaf(leaf):
                     if isinstance(leaf, np.ndarray):
                         check_array_argument(function, name, leaf)
-                    spec = TensorSpec(leaf.shape, leaf.dtype,
-                                      name=name if len(leaves) == 1 else f"{name}_{i}")
+                    own = leaf.name if isinstance(leaf, TensorSpec) else None
+                    spec = TensorSpec(leaf.shape, leaf.dtype, name=own or (
+                        name if len(leaves) == 1 else f"{name}_{i}"))
                     v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
                     input_names[v.id] = name if td is None else f"{name} (leaf {i})"
                     specs.append(spec)
@@ -101,8 +109,10 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
             call_args.append(nest.unflatten(td, symbols))
         ctx.input_names = input_names
         pos, kw = _split_call(params, call_args)
+        before = snapshot_arguments(call_args)
         result = python_fn(*pos, **kw)
-        _check_not_lazy(function, python_fn, result)
+        check_unmodified(function.__name__, names, call_args, before)
+        check_not_lazy(function, python_fn, result)
         out_leaves, out_td = nest.flatten(result)
         values, template = [], []
         for leaf in out_leaves:   # tensors, arrays, variables: outputs.py
@@ -122,25 +132,6 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
     concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
     concrete._aliases = variable_aliasing.traced_pairs(args)
     return concrete
-
-
-def _check_not_lazy(function, python_fn, result) -> None:
-    """A generator or coroutine cannot be traced: its body runs later, outside the trace
-    (the graph would be empty and its tensors escape): say so at the call."""
-    if not isinstance(result, types.GeneratorType | types.CoroutineType
-                      | types.AsyncGeneratorType):
-        return
-    what = {types.GeneratorType: "a generator", types.CoroutineType: "a coroutine",
-            types.AsyncGeneratorType: "an async generator"}[type(result)]
-    if hasattr(result, "close"):
-        result.close()
-    code = getattr(getattr(python_fn, "__func__", python_fn), "__code__", None)
-    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
-    raise TypeError(
-        f"gc.function {function.__name__!r}{where} returned {what}: a traced function must "
-        "compute its results when called. Return a tuple or list of tensors (or "
-        "gc.stack them) instead of yielding them, or call a generator inside the "
-        "function and collect what it yields")
 
 
 def _split_call(params, values):
@@ -244,6 +235,15 @@ class ConcreteFunction:
         return nest.unflatten(self._out_treedef, leaves)
 
     @property
+    def variables(self) -> tuple:
+        """The ``gc.Variable`` objects the graph closes over (reads or writes)."""
+        return concrete_call.captured_variables(self.graph)
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return concrete_call.captured_variables(self.graph, trainable_only=True)
+
+    @property
     def output_shapes(self):
         """Output shapes shaped like the outputs; ``None`` for a value of unknown rank."""
         return nest.map_structure(lambda s: s.shape if isinstance(s, TensorSpec) else None,
@@ -275,12 +275,10 @@ class ConcreteFunction:
 
     # ---------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
-        """Call with tensors matching this trace's signature; others raise TypeError."""
+        """Call with tensors matching this trace's signature, as the Python function
+        is called or flat (``concrete_call.py``); others raise TypeError."""
         try:
-            flat = self._function._bind(args, kwargs)
-            for name, spec, value in zip(self._names, self._structured, flat):
-                check_matches(self.name, name, spec, value)
-            return self._call_bound(flat)
+            return self._call_bound(concrete_call.bind(self, args, kwargs))
         except Exception as e:  # the user's frames only, as gc.function's own call does
             raise source_info.without_internal_frames(e) from e.__cause__
 

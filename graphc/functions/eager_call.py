@@ -15,22 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from graphc import nest
-from graphc.core.tensor import Tensor, _eager
+from graphc.core.tensor import _eager
 from graphc.functions.call_checks import check_array_argument
 from graphc.functions.concrete import _split_call
-from graphc.functions.signature import check_against_spec
 
 
 def call_eagerly(function, args, kwargs):
     """Run ``function``'s Python body on ``args``/``kwargs`` converted as when traced."""
     bound = function._bind(args, kwargs)  # parameter order, defaults filled in
-    specs = function._input_signature
-    converted = []
-    for i, (param, value) in enumerate(zip(function._params, bound)):
-        if specs is not None and i < len(specs):
-            converted.append(_as_spec(param.name, specs[i], value))
-        else:
-            converted.append(_convert(function, param.name, value))
+    if function._sig is not None:  # TypeError, as the traced call raises
+        bound = function._sig.convert(bound)
+    converted = [_convert(function, param.name, value)
+                 for param, value in zip(function._params, bound)]
     pos, kw = _split_call(function._params, converted)
     return function._python_function(*pos, **kw)
 
@@ -45,9 +41,3 @@ def _convert(function, name, value):
         out.append(leaf)
     return nest.unflatten(treedef, out)
 
-
-def _as_spec(name, spec, value):
-    check_against_spec(name, spec, value)  # TypeError, as the traced call raises
-    if isinstance(value, Tensor):
-        return value
-    return _eager(np.asarray(value, dtype=spec.dtype))

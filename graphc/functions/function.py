@@ -20,21 +20,20 @@ import weakref
 
 import numpy as np
 
-from graphc import config, nest, source_info
+from graphc import config, source_info
 from graphc.autograph.api import to_graph
 from graphc.core import trace
 from graphc.core.device_scope import local as _scoped
 from graphc.core.device_scope import placing as _placing
 from graphc.core.tensor import Tensor
-from graphc.functions import eager_call, retracing
+from graphc.functions import eager_call, held_objects, inline, retracing
 from graphc.functions.concrete import ConcreteFunction, trace_concrete
 from graphc.functions.explain import explain
+from graphc.functions.input_signature import InputSignature
 from graphc.functions.signature import (
-    TensorSpec,
-    args_as_specs,
     closest_diff,
     generalize,
-    signature_mismatch,
+    has_unknown_dims,
     specs_from_pattern,
     structure_key,
 )
@@ -100,12 +99,14 @@ class Function:
         self._fallback_warned: set = set()  # fallbacks warned about (once per function)
         self.tracing_count = 0
         self.retrace_reasons: list[str] = []
+        self._inlined_keys: set = set()  # keys this function was inlined with
+        self._dead_keys = []  # keys of traces whose argument objects died (held_objects)
         self._last = None  # (key, concrete): the dispatch fast path
         self._fast = None  # (key, concrete) when the last call passed only eager tensors
         # or ndarrays; _one: (dtype, shape, concrete) when that was one tensor
         self._one = None
-        if self._input_signature is not None:
-            self._check_signature_arity()
+        self._sig = None if input_signature is None else InputSignature(
+            self.__name__, self._params, input_signature)  # checked: input_signature.py
         with _registry_lock:
             _all_functions.add(self)
         functools.update_wrapper(self, python_function, updated=())
@@ -164,8 +165,8 @@ class Function:
                 return t
         if _state.run_functions_eagerly:  # arguments converted as tracing converts them
             return eager_call.call_eagerly(self, args, kwargs)
-        if _open and _local.stack:
-            return self._converted()(*args, **kwargs)
+        if _open and _local.stack:  # inside another trace: inlined (inline.py)
+            return inline.call_inlined(self, args, kwargs)
         try:  # free in CPython 3.11+ until something raises
             fast = self._fast
             if _placing and _scoped.stack:
@@ -196,6 +197,8 @@ class Function:
                     out = handler(self, args)
                     if out is not NotImplemented:
                         return out
+            if self._sig is not None:  # converted to the specs: one trace serves them all
+                args = self._sig.convert(args)
             flat_args = args
             key = tuple([structure_key(a) for a in args])
             last = self._last
@@ -225,13 +228,15 @@ class Function:
         bound.apply_defaults()
         return tuple(bound.arguments[p.name] for p in params)
 
-    def _lookup(self, key, flat_args) -> ConcreteFunction:
+    def _lookup(self, key, flat_args, specs_match=False) -> ConcreteFunction:
+        if self._dead_keys:
+            held_objects.retire_dead(self)
         concrete = self._traces.get(key)
         if concrete is None:
             with self._traces.trace_lock:
                 concrete = self._traces.get(key)  # traced by another thread meanwhile?
                 if concrete is None:
-                    concrete = self._new_trace(key, flat_args)
+                    concrete = self._new_trace(key, flat_args, specs_match)
                 else:
                     self._recent.append(False)
         else:
@@ -252,15 +257,14 @@ class Function:
         self._one = (*fast[0][0], fast[1]) if fast is not None and len(fast[0]) == 1 and (
             len(recent) == recent.maxlen and True not in recent) else None
 
-    def _new_trace(self, key, flat_args) -> ConcreteFunction:
-        if self._input_signature is not None:
-            names = [p.name for p in self._params]
-            if self._traces.has_patterns:
-                signature_mismatch(self.__name__, names, self._input_signature, flat_args)
-            spec_args = args_as_specs(names, self._input_signature, flat_args)
-            pattern = tuple(map(structure_key, spec_args))
-            concrete = self._trace(spec_args, reason="first call (input_signature)")
-            self._traces.add_pattern(pattern, concrete)
+    def _new_trace(self, key, flat_args, specs_match=False) -> ConcreteFunction:
+        if self._sig is not None:  # (callers such as gc.dask pass unconverted specs)
+            bound = self._sig.convert(flat_args)
+            concrete = self._traces.get(tuple(map(structure_key, bound)))
+            if concrete is None:
+                concrete = self._trace(self._sig.trace_args(bound),
+                                       reason="first call (input_signature)")
+                self._traces.add_pattern(self._sig.key_pattern(bound), concrete)
             return concrete
         reasons = self._retrace_reasons(key)
         trace_args = flat_args
@@ -268,10 +272,11 @@ class Function:
         if relaxed:
             trace_args, key = relaxed
         concrete = self._trace(trace_args, reason="; ".join(reasons) or "first call")
-        if relaxed:
+        if relaxed or specs_match and has_unknown_dims(key):  # get_concrete_function
             self._traces.add_pattern(key, concrete)
         else:
             self._traces.add(key, concrete)
+        held_objects.hold_weakly(self, concrete, key)
         return concrete
 
     def _trace(self, args, reason) -> ConcreteFunction:
@@ -296,14 +301,10 @@ class Function:
         return self.tracing_count
 
     # ---------------------------------------------------------------- signatures
-    def _check_signature_arity(self):
-        for s in nest.flatten(self._input_signature)[0]:
-            if not isinstance(s, TensorSpec):
-                raise TypeError(f"input_signature must hold gc.TensorSpec objects, got {s!r}")
-        n = len(self._input_signature)
-        if n > len(self._params):
-            raise TypeError(f"input_signature has {n} specs but {self.__name__} takes "
-                            f"{len(self._params)} arguments")
+    @property
+    def input_signature(self):
+        """The specs given as ``input_signature`` (a tuple), or ``None``."""
+        return self._input_signature
 
     def _relaxable(self, key):
         """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
@@ -321,8 +322,10 @@ class Function:
         if self._input_signature is not None and not args and not kwargs:
             args = self._input_signature
         flat_args = self._bind(args, kwargs)
-        key = tuple(map(structure_key, flat_args))
-        return self._lookup(key, flat_args)
+        if self._sig is not None:
+            flat_args = self._sig.convert(flat_args)
+        key = tuple(map(structure_key, flat_args))  # None dims: serves matching calls
+        return self._lookup(key, flat_args, specs_match=True)
 
     def explain(self, *args, format="text", path=None, **kwargs) -> str:
         """Print (and return) what the optimizer did to the trace for these arguments:
@@ -361,8 +364,9 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
     Works as ``@gc.function``, ``@gc.function(...)`` and ``gc.function(fn)``, and on
     methods (each instance gets its own traces).
 
-    * ``input_signature``: a list of ``gc.TensorSpec``; one trace serves every call that
-      matches it, and calls that do not raise ``TypeError``.
+    * ``input_signature``: a list of ``gc.TensorSpec`` (or nests of them), one per
+      leading parameter; one trace serves every call that fits it (Python values
+      converted), others raise ``TypeError`` (see ``input_signature.py``).
     * ``reduce_retracing``: after a shape-only cache miss, trace with ``None`` in the dims
       that changed and reuse that trace.
     * ``autograph``: convert ``if``/``while``/``for`` on tensors (see docs/autograph.md).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import weakref
 
 import numpy as np
 
@@ -29,6 +30,8 @@ def is_tensor_key(key) -> bool:
 
 def describe_tensor_key(key) -> str:
     dtype, shape = key
+    if shape is None:
+        return f"{dtype.name}[<unknown rank>]"
     return f"{dtype.name}[{', '.join('?' if d is None else str(d) for d in shape)}]"
 
 
@@ -49,6 +52,16 @@ class ExactFloat(float):
 
     def __repr__(self):
         return float.__repr__(self)
+
+
+_REFUSED = {
+    True: ("gc.function cannot take a set as an argument ({x!r:.60}): it is mutable and "
+           "unordered, so no trace can be keyed by it (TensorFlow refuses it too); pass "
+           "a frozenset, or a sorted tuple or list"),
+    False: ("gc.function cannot take a weak reference as an argument ({x!r:.60}): what "
+            "it refers to may change or vanish between calls (TensorFlow refuses it "
+            "too); pass the object itself, or call the weak reference outside"),
+}
 
 
 def leaf_key(x):
@@ -74,6 +87,10 @@ def leaf_key(x):
         return (t, x)
     if isinstance(x, Tensor):
         return (x.dtype, x.shape)
+    if isinstance(x, np.ndarray) and not isinstance(x, np.ma.MaskedArray):
+        return (x.dtype, x.shape)  # a subclass keys like any array (traced as one)
+    if t is set or isinstance(x, weakref.ref):
+        raise TypeError(_REFUSED[t is set].format(x=x))
     try:
         hash(x)
     except TypeError:
@@ -161,47 +178,7 @@ def _first_difference(a, b, path):
     return path, a, b
 
 
-# ------------------------------------------------ matching calls to signatures and patterns
-def check_against_spec(name, spec, value):
-    """Check argument ``name`` against its ``input_signature`` spec; the spec to trace with.
-
-    Python values convert when NumPy can cast them to the spec's dtype ("same_kind")."""
-    if isinstance(value, TensorSpec | Tensor | np.ndarray):
-        given = value
-    else:
-        try:
-            arr = np.asarray(value)
-        except Exception:  # noqa: BLE001
-            arr = None
-        if arr is None or not np.can_cast(arr.dtype, spec.dtype, "same_kind"):
-            raise TypeError(_mismatch(name, spec, f"{type(value).__name__} {value!r:.60}"))
-        return TensorSpec(arr.shape, spec.dtype)
-    if given.dtype != spec.dtype or not shape_compatible(spec.shape, given.shape):
-        raise TypeError(_mismatch(name, spec, f"{given.dtype.name} tensor of shape "
-                                              f"{tuple(given.shape)}"))
-    return spec
-
-
-def args_as_specs(names, specs, flat_args) -> tuple:
-    """Check a call's arguments against ``input_signature`` ``specs`` (one per leading
-    parameter); the arguments with specs in place of tensors (Python values stay)."""
-    return tuple(check_against_spec(name, specs[i], arg) if i < len(specs) else arg
-                 for i, (name, arg) in enumerate(zip(names, flat_args)))
-
-
-def signature_mismatch(fn_name, names, specs, flat_args):
-    """Raise ``TypeError`` for a call that the ``input_signature`` trace does not serve
-    (the first argument that does not fit its spec, else the whole signature)."""
-    for name, spec, arg in zip(names, specs, flat_args):
-        check_against_spec(name, spec, arg)
-    raise TypeError(f"{fn_name}: arguments do not match input_signature {list(specs)}")
-
-
-def _mismatch(name, spec, given):
-    return (f"argument '{name}' does not match the input_signature: expected {spec}, got "
-            f"{given}. Convert it (gc.cast / reshape) or drop input_signature.")
-
-
+# ------------------------------------------------ matching calls to patterns
 def key_matches(pattern, key) -> bool:
     if is_tensor_key(pattern):
         return (is_tensor_key(key) and pattern[0] == key[0]
@@ -211,12 +188,21 @@ def key_matches(pattern, key) -> bool:
     return pattern == key
 
 
+def has_unknown_dims(key) -> bool:
+    """True if ``key`` (from ``TensorSpec`` arguments) has a ``None`` dim or an unknown
+    rank: it is a pattern, matched by the keys of many calls (``key_matches``)."""
+    if is_tensor_key(key):
+        return key[1] is None or None in key[1]
+    return isinstance(key, tuple) and any(has_unknown_dims(k) for k in key)
+
+
 def generalize(old, new):
     """A pattern covering both keys if they differ only in tensor dims (same ranks)."""
     if is_tensor_key(old) or is_tensor_key(new):
         if not (is_tensor_key(old) and is_tensor_key(new)):
             return None
-        if old[0] != new[0] or len(old[1]) != len(new[1]):
+        if old[0] != new[0] or old[1] is None or new[1] is None or len(old[1]) != len(
+                new[1]):
             return None
         return ((old[0], tuple(a if a == b else None
                                         for a, b in zip(old[1], new[1]))))
@@ -230,15 +216,30 @@ def generalize(old, new):
 
 
 def specs_from_pattern(pattern):
-    """Arguments to trace with from a generalized key: TensorSpecs for tensor leaves."""
-    raise_if = None  # patterns only cover flat tensor/Python args (nested: no relaxing)
-    out = []
-    for part in pattern:
-        if is_tensor_key(part):
-            out.append(TensorSpec(part[1], part[0]))
-        elif isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type) and (
-                part[0] in (int, float, bool, str, complex, type(None))):
-            out.append(float(part[1]) if part[0] is float else part[1])
-        else:
-            return raise_if
-    return tuple(out)
+    """Arguments to trace with from a generalized key: TensorSpecs for tensor leaves,
+    the structures (lists, tuples, namedtuples, dicts) rebuilt around them; None when a
+    part cannot be rebuilt (an object keyed by identity, a dataclass)."""
+    try:
+        return tuple(_from_part(part) for part in pattern)
+    except _NotRebuilt:
+        return None
+
+
+class _NotRebuilt(Exception):
+    pass
+
+
+def _from_part(part):
+    if is_tensor_key(part):
+        return TensorSpec(part[1], part[0])
+    if isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], type):
+        kind, inner = part
+        if kind in (int, float, bool, str, complex, type(None)):
+            return float(inner) if kind is float else inner
+        if kind is dict:
+            return {k: _from_part(v) for k, v in inner}
+        if kind is list or kind is tuple:
+            return kind(_from_part(v) for v in inner)
+        if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+            return kind(*(_from_part(v) for v in inner))
+    raise _NotRebuilt

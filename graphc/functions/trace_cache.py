@@ -58,6 +58,12 @@ class TraceCache:
         with self._lock:
             self._patterns = (*self._patterns, (pattern, concrete))
 
+    def remove(self, key) -> None:
+        """Forget the trace kept for ``key`` (exact or pattern), if any."""
+        with self._lock:
+            self._exact.pop(key, None)
+            self._patterns = tuple(e for e in self._patterns if e[0] != key)
+
     @property
     def has_patterns(self) -> bool:
         return bool(self._patterns)

@@ -38,7 +38,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True, chunk_size
     """``fn`` applied to every slice of ``elems`` along dimension 0, as one computation
     over the whole batch (``tf.vectorized_map``).
 
-    ``elems`` is a tensor or a nest of tensors sharing dimension 0; ``fn`` takes one
+    ``elems`` is a tensor or a nest of tensors sharing dimension 0 (a dimension 0 of 1
+    is broadcast to the others' size, as in TensorFlow); ``fn`` takes one
     slice (the same nest) and returns a nest of tensors; the results are stacked along a
     new dimension 0, exactly as ``gc.stack([fn(x) for x in elems])`` would give them.
     ``fn`` is traced once and each op of it is rewritten by its batching rule: an
@@ -53,7 +54,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True, chunk_size
     >>> x = gc.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
     >>> gc.vectorized_map(lambda row: gnp.tanh(row @ w).sum(), x).shape  # (4,)
     """
-    leaves, treedef, size = leaves_of(elems, "gc.vectorized_map")
+    leaves, treedef, size = leaves_of(elems, "gc.vectorized_map", broadcast_ones=True)
     graph, captured = _trace_example(fn, leaves, treedef)
     looped: list[str] = []
 

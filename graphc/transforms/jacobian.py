@@ -49,6 +49,12 @@ def batch_jacobian(tape, target, source, unconnected_gradients="none"):
     target = _read(target)
     tshape = _static_shape(target, "target", "batch_jacobian")
     sshape = _static_shape(source, "source", "batch_jacobian")
+    if len(tshape) == 1 or len(sshape) == 1:  # as TensorFlow: no per-example scalars
+        which = "target" if len(tshape) == 1 else "source"
+        raise ValueError(
+            f"batch_jacobian needs a {which} of rank 2 or more (a batch dimension 0 and "
+            f"the example's dimensions), got shape {tshape if which == 'target' else sshape}"
+            f"; reshape it to (batch, 1) for a scalar per example")
     if not tshape or not sshape or tshape[0] != sshape[0]:
         raise ValueError(f"batch_jacobian needs a batch dimension 0 shared by target and "
                          f"source; got target shape {tshape} and source shape {sshape}")

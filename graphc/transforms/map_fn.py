@@ -22,7 +22,13 @@ from graphc.ops.control.flow import while_loop
 from graphc.ops.control.trace import enter
 from graphc.ops.convert import convert_to_tensor
 from graphc.ops.join import stack
+from graphc.ops.shape import broadcast_to
 from graphc.ops.tensor_array.array import TensorArray
+
+
+class MapFnDtypeError(InvalidArgumentError, TypeError):
+    """``fn`` returned a dtype other than the signature's: TensorFlow's
+    ``InvalidArgumentError``, and a ``TypeError`` (a value of the wrong type)."""
 
 
 def _tensor(x):
@@ -43,9 +49,11 @@ def _spec_of(s):
     return as_dtype(s), None
 
 
-def leaves_of(elems, what: str):
+def leaves_of(elems, what: str, broadcast_ones=False):
     """The tensors of ``elems`` (a tensor or a nest), their treedef and the batch size
-    (an int, or an int64 scalar tensor when only known at run time)."""
+    (an int, or an int64 scalar tensor when only known at run time). With
+    ``broadcast_ones`` (``gc.vectorized_map``, as TensorFlow's), tensors whose dimension 0
+    is 1 are broadcast to the others' size."""
     leaves, treedef = nest.flatten(elems)
     if not leaves:
         raise ValueError(f"{what}: elems holds no tensors{source_info.where()}")
@@ -57,6 +65,11 @@ def leaves_of(elems, what: str):
                              f"0-d {x.dtype} tensor{source_info.where()}")
         if x.shape is not None and x.shape[0] is not None:
             sizes.add(x.shape[0])
+    if broadcast_ones and len(sizes) == 2 and 1 in sizes:
+        n = max(sizes)
+        leaves = [broadcast_to(x, (n, *x.shape[1:])) if x.shape is not None
+                  and x.shape[0] == 1 else x for x in leaves]
+        sizes = {n}
     if len(sizes) > 1:
         raise ValueError(f"{what}: the tensors of elems differ in dimension 0 "
                          f"({sorted(sizes)}){source_info.where()}")
@@ -108,7 +121,7 @@ def _result(value, spec):
     dtype = spec[0]
     if isinstance(value, Tensor | np.ndarray | np.generic):
         if value.dtype != dtype:
-            raise TypeError(
+            raise MapFnDtypeError(
                 f"gc.map_fn{source_info.where()}: fn returned a {np.dtype(value.dtype).name} "
                 f"tensor where {dtype.name} was expected; pass fn_output_signature= "
                 f"(gc.{np.dtype(value.dtype).name}) or cast the result")

@@ -63,6 +63,10 @@ class GradientTape:
         if self._used and not self._persistent:
             raise RuntimeError("this GradientTape was already used to compute a gradient; "
                                "open a new tape, or create it with persistent=True")
+        if self in local.tapes or self in recording:  # (identity: tapes define no __eq__)
+            raise ValueError("this GradientTape is still recording: a tape cannot be "
+                             "entered again inside its own `with` block (open a second "
+                             "tape to nest, or re-enter it after the block ends)")
         local.tapes.append(self)
         with lock:
             recording.append(self)

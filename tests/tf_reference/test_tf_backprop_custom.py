@@ -265,16 +265,21 @@ def _rank_one_cases():
     return tape, x, flat
 
 
-def test_batch_jacobian_of_rank_one_values():
+def test_batch_jacobian_of_rank_one_values_raises():
+    # TensorFlow refuses a rank-1 target or source (a scalar per example); issue 29,
+    # part 2 made graphc refuse it too (it used to return the values below)
     tape, x, flat = _rank_one_cases()
-    # example b of sum(x^2, axis=1) by x[b]: 2 x[b]
-    np.testing.assert_array_equal(value(tape.batch_jacobian(flat, x)),
-                                  2 * np.arange(6).reshape(2, 3))
-
-
-@pytest.mark.xfail(strict=True, reason="deliberate: graphc's batch_jacobian takes rank-1 "
-                   "targets (a scalar per example); TensorFlow requires rank 2 or more")
-def test_batch_jacobian_rank_one_target_raises():
-    tape, x, flat = _rank_one_cases()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="rank 2 or more"):
         tape.batch_jacobian(flat, x)
+    with pytest.raises(ValueError, match="rank 2 or more"):
+        tape.batch_jacobian(x, flat)
+
+
+def test_batch_jacobian_of_one_column_per_example():
+    x = gc.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with gc.GradientTape() as tape:
+        tape.watch(x)
+        column = gnp.sum(x * x, axis=1, keepdims=True)   # the supported spelling: (b, 1)
+    # example b of sum(x[b]^2) by x[b]: 2 x[b]
+    np.testing.assert_array_equal(value(tape.batch_jacobian(column, x)),
+                                  2 * np.arange(6).reshape(2, 1, 3))

@@ -181,8 +181,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
     if not trace.active():
         vals, i = packed, 0
+        treedef = nest.flatten(packed)[1]
         while (maximum_iterations is None or i < maximum_iterations) and _truth(cond(*vals)):
             vals, i = step(vals), i + 1
+            if nest.flatten(vals)[1] != treedef:  # as traced (ValueError, as TensorFlow)
+                raise AutographError(
+                    f"gc.while_loop{_where_text()}: body returned {vals!r:.80}, whose "
+                    f"structure differs from loop_vars {packed!r:.80}")
         return repack(vals)
     leaves, treedef = nest.flatten(packed)
     counted = maximum_iterations is not None

@@ -23,7 +23,7 @@ import numpy as np
 from graphc.core import mutation, trace, weak
 from graphc.core.tensor import _symbolic
 from graphc.dtypes import numpy_literal
-from graphc.errors import AutographError
+from graphc.errors import AutographDtypeError, AutographError
 from graphc.ir import graph as ir
 from graphc.ops.control.staged_lists import staged
 from graphc.ops.control.trace import (
@@ -256,7 +256,7 @@ def _check(outs, init, kinds, site):
                         "variable must keep its rank")
                 continue
             if b.dtype != a.dtype:
-                raise AutographError(
+                raise AutographDtypeError(
                     f"{site.construct}: {name} has dtype {a.dtype.name} before the loop but "
                     f"{b.dtype.name} after one iteration; a loop variable must keep its "
                     "dtype: cast its initial value or its new value with gc.cast")
