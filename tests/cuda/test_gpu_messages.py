@@ -76,3 +76,8 @@ def test_numba_cudas_grid_size_warning_is_off_unless_asked_for(monkeypatch):
     monkeypatch.delenv("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS")
     target._quiet_occupancy_warnings()
     assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 0
+    # numba-cuda's compiler re-reads its config when a NUMBA_* variable changed (the
+    # warning is back on): graphc's next use of numba.cuda turns it off again
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
+    target.cuda()
+    assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 0

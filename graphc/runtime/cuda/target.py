@@ -18,6 +18,8 @@ import numpy as np
 
 _lock = threading.Lock()
 _cuda = None
+_config = None  # numba-cuda's config module, once loaded
+_OCCUPANCY_ENV = "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"
 
 
 def cuda():
@@ -36,6 +38,11 @@ def cuda():
                 _fix_simulator_shared_arrays()
                 _quiet_occupancy_warnings()
                 _cuda = mod
+    elif _config is not None and _config.CUDA_LOW_OCCUPANCY_WARNINGS and (
+            _OCCUPANCY_ENV not in os.environ):
+        # numba-cuda's compiler re-reads its config from the environment whenever a
+        # NUMBA_* variable changed, which turns the warning back on: off again
+        _config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     return _cuda
 
 
@@ -44,11 +51,12 @@ def _quiet_occupancy_warnings() -> None:
     warning, unless ``NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS`` is set: graphc sizes every
     launch's grid from its array, so a small grid means a small array, not a mistake of
     the user's, and the warning would point into numba-cuda rather than the user's code."""
-    if "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS" in os.environ:
-        return
+    global _config
     from numba.cuda.core import config  # deferred: imports numba.cuda
 
-    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    _config = config
+    if _OCCUPANCY_ENV not in os.environ:
+        config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 
 
 _shared_lock = threading.Lock()
