@@ -113,7 +113,7 @@ def _median(runs: list[dict], key: str) -> float:
 
 
 def run(settings) -> str:
-    reps = 3 if settings.quick else 7
+    reps = 1 if settings.quick else 7  # quick: a smoke run, one child per row
     # as installed: with bytecode caches (PYTHONDONTWRITEBYTECODE would make every child
     # compile every module it imports from source); one warm-up child writes them
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -142,7 +142,7 @@ def run(settings) -> str:
     row("first call: trace + first result (sigmoid f32[2^20])", cold, "first_result",
         "<= 0.1 s")
     compiled = [_child("compiled", {**base, "GRAPHC_CACHE_DIR": tempfile.mkdtemp()})
-                for _ in range(max(2, reps // 2))]
+                for _ in range(1 if settings.quick else max(2, reps // 2))]
     row("cold: first call until the compiled result", compiled, "compiled_result", "")
     small = {"small": "graphc (GRAPHC_JIT=eager, empty cache)",
              "small_numba": "hand-written numba.njit loop", "small_jax": "jax.jit"}

@@ -93,7 +93,10 @@ def test_eigh_tridiagonal():
     e, v = as_np(L.eigh_tridiagonal(alpha, beta, eigvals_only=False))
     dense = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
     np.testing.assert_allclose(dense @ v, v * e, atol=1e-12)
-    lo, hi = want[1] - 1e-9, want[3]
+    # bounds just outside want[1] and want[3]: an eigenvalue exactly at a bound is in or out
+    # by its last bit (SciPy's and graphc's differ in ~40% of random draws, so a bound at
+    # want[3] made the result depend on which tests drew from RNG first)
+    lo, hi = want[1] - 1e-9, want[3] + 1e-9
     np.testing.assert_allclose(L.eigh_tridiagonal(alpha, beta, select="v",
                                                   select_range=(lo, hi)).numpy(), want[1:4])
     with pytest.raises(ValueError, match="beta"):
