@@ -1,7 +1,7 @@
-"""``stack`` and ``concatenate`` compiled (kernels_shape._join) agree with NumPy: known
-shapes assign each part into a preallocated output (scalars into elements, mixed dtypes
-cast, empty parts skipped, negative axes); a dim known only at run time keeps NumPy's
-shape check. One program holds every case (one compile)."""
+"""``stack`` and ``concatenate`` compiled (kernels_shape._join) agree with NumPy: a stack
+of scalars stores each into a preallocated result (int into float cast), arrays go
+through NumPy's functions (mixed dtypes, empty parts, negative axes), and a dim known
+only at run time keeps NumPy's shape check. One program holds every case."""
 
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ def test_joins_match_numpy():
     c = np.array([7, 8], np.int64)
     f = gc.function(lambda a, b, c: joins(gnp, a, b, c))
     got = f(a, b, c)
-    assert f.get_concrete_function(a, b, c).runtime.backend == "numba"
+    ex = f.get_concrete_function(a, b, c).runtime
+    assert ex.backend == "numba"
+    assert ex.program.source.count("np.stack(") == 2  # the scalars' stack has none
     for g, w in zip(got, joins(np, a, b, c), strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g.numpy(), w)
