@@ -100,10 +100,32 @@ class _Filler(ast.NodeTransformer):
         return out
 
     def generic_visit(self, node):
+        """Fill statement lists with :meth:`fill_block` (which visits each template
+        statement once) and visit the other children; statements spliced in from a hole
+        are the user's code and are not visited. (Visiting every child again after
+        filling, as ``NodeTransformer.generic_visit`` does, walked each block once per
+        enclosing block, exponential in the nesting, and renamed user variables whose
+        names are template holes.)"""
         for field, value in ast.iter_fields(node):
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                setattr(node, field, self.fill_block(value))
-        return super().generic_visit(node)
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    setattr(node, field, self.fill_block(value))
+                    continue
+                items = []
+                for item in value:
+                    item = self.visit(item) if isinstance(item, ast.AST) else item
+                    if isinstance(item, list):
+                        items.extend(item)
+                    elif item is not None:
+                        items.append(item)
+                value[:] = items
+            elif isinstance(value, ast.AST):
+                new = self.visit(value)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+        return node
 
     def visit_Name(self, node):
         sub = self.subs.get(node.id)
