@@ -374,11 +374,11 @@ def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=
       ``"numpy"`` (the reference interpreter).
     * ``jit_compile=True``: compile at once and raise ``gc.errors.FallbackError`` instead
       of running any op in Python.
-    * ``unroll``: how a ``for`` over a Python ``range`` runs while tracing: unrolled up
-      to ``gc.config.get_loop_unroll_limit()`` iterations (default 16) and staged as one
-      graph loop beyond, the index a traced integer (``None``, the default); an int sets
-      the limit for this function; ``True`` always unrolls; ``False`` stages every such
-      loop that can be. Loops with Python side effects (``print``, list appends,
+    * ``unroll``: how a ``for`` over a Python ``range`` runs while tracing (``None``, the
+      default: unrolled up to 16 iterations and 64 ops, else staged as one graph loop,
+      the index a traced integer; ``gc.config.set_loop_unroll_limit``); an int sets the
+      iteration limit for this function; ``True`` always unrolls; ``False`` stages every
+      such loop that can be. Loops with Python side effects (``print``, list appends,
       attribute writes) always unroll (docs/autograph.md).
 
     >>> @gc.function
