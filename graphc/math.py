@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.errors import InvalidArgumentError
 from graphc.math_segments import (  # noqa: F401
     bincount,
     confusion_matrix,
@@ -190,15 +191,21 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
 def _cum(fn, start, x, axis, exclusive, reverse):
     (x,) = _tf_args(x)
     rank = len(x.shape)
-    axis = int(axis) % max(rank, 1)
+    if np.ndim(axis) != 0:
+        raise InvalidArgumentError(f"cumsum/cumprod: axis must be a scalar, got {axis!r}")
+    axis = int(axis)
+    if rank and not -rank <= axis < rank:  # TensorFlow's check (NumPy's AxisError)
+        raise InvalidArgumentError(f"cumsum/cumprod: expected the scan axis in the range "
+                                   f"[{-rank}, {rank}), got {axis}")
+    axis %= max(rank, 1)
     if reverse:
         x = _flip(x, axis)
     out = fn(x, axis=axis, dtype=x.dtype)
-    if exclusive:
+    if exclusive:  # [start, out[0], ..., out[n-1]] less its last: n values, 0 for n = 0
         first = np.full(tuple(1 if i == axis else d for i, d in enumerate(x.shape)),
                         start, x.dtype)
         key = (slice(None),) * axis + (slice(0, -1),)
-        out = _concatenate([first, out[key]], axis=axis)
+        out = _concatenate([first, out], axis=axis)[key]
     return _flip(out, axis) if reverse else out
 
 
