@@ -32,7 +32,9 @@ def test_row_sums_fold_and_keep_numpys_bits():
     graph = f.get_concrete_function(*args).optimized_graph
     ex = numba_cpu.executor_for(graph)
     assert ex.backend == "numba", ex.explain()
-    assert ex.program.source.count("H.pairwise_sum(_row") == 5  # every sum folded
+    src = ex.program.source
+    # every sum folded: rows of 8+ through a row buffer, the 5-value rows inline
+    assert src.count("H.pairwise_sum(_row") == 4 and "_acc" in src
     got = ex([np.asarray(a) for a in args])
     with pytest.warns(RuntimeWarning, match="invalid value"):  # sqrt(-x), as NumPy's
         ref = run_graph(graph, [np.asarray(a) for a in args])
@@ -57,3 +59,26 @@ def test_a_sum_whose_intermediate_is_also_read_is_not_folded():
     assert "_row" not in ex.program.source
     s, y = f(x)
     np.testing.assert_array_equal(s.numpy(), (x * 2).sum(-1))
+
+
+def short(xp, x, y):
+    a, b = x * 2.0 - 0.5, y * 3.0
+    return (xp.sum(a, axis=-1), a,                 # read twice: not folded
+            xp.mean(b, axis=(1, 2)), b,            # a 2x3 trailing run, float32 mean
+            xp.sum(x, axis=-1, keepdims=True))     # an argument: no loop to fold into
+
+
+def test_short_rows_are_added_inline_with_numpys_bits():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((40, 3))
+    y = rng.standard_normal((6, 2, 3)).astype(np.float32)
+    graph = gc.function(lambda x, y: short(gc.numpy, x, y)).get_concrete_function(
+        x, y).optimized_graph
+    ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    assert "pairwise_sum" not in ex.program.source  # every row is shorter than 8
+    got = ex([x, y])
+    for g, r, w in zip(got, run_graph(graph, [x, y]), short(np, x, y), strict=True):
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_array_equal(g, r)
+        np.testing.assert_array_equal(g, w)

@@ -28,6 +28,7 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
     to_array,
 )
+from graphc.runtime.cpu.kernels_row_sum import add_short_rows, short_rows
 from graphc.runtime.cpu.parallel import parallel_settings
 from graphc.runtime.fused_groups import fused_steps
 
@@ -173,8 +174,13 @@ def _reduce(g, node, ins, outs):
         else:
             g.line(f"{m} = {src}.reshape(({k}, {n}))")
             g.line(f"{res} = np.empty({k}, {np_type(acc_t)})")
-            g.line(f"for _j in range({k}):")
-            g.line(f"    {res}[_j] = {_row_call(op, f'{m}[_j]', x.aval.dtype, acc_t, chunked)}")
+            short = short_rows(op, [x.aval.shape[i] for i in run], x.aval.dtype, acc_t)
+            if short is not None:  # rows of < 8 values: added inline, no call per row
+                add_short_rows(g, m, res, k, short, acc_t)
+            else:
+                g.line(f"for _j in range({k}):")
+                g.line(f"    {res}[_j] = "
+                       f"{_row_call(op, f'{m}[_j]', x.aval.dtype, acc_t, chunked)}")
     if op == "mean":
         div = f"{np_type(acc_t)}({n})" if acc_t.kind == "f" else f"np.float64({n})"
         g.line(f"for _j in range({k}):")

@@ -5,7 +5,8 @@
 sum each row. Folded, each row's elements are computed into one small row buffer,
 reused for every row, and summed by the same ``H.pairwise_sum`` the unfused reduction
 calls on the same contiguous row, so the bits equal the unfused program's (and NumPy's:
-the intermediate is C-contiguous, whose rows NumPy sums pairwise).
+the intermediate is C-contiguous, whose rows NumPy sums pairwise). A row of fewer than 8
+values is added inline, as ``pairwise_sum`` adds it, with no buffer and no call.
 """
 
 from __future__ import annotations
@@ -56,16 +57,20 @@ def fused_row_sum(g, node, red, ins) -> Val:
         else:
             src[j] = f"_b{gi}_{j}"
             g.line(f"{src[j]} = np.broadcast_to({x.name}, {full})")
-    row = f"_row{gi}"
+    row, acc = f"_row{gi}", f"_acc{gi}"
+    short = shape[-1] < 8  # NumPy adds fewer than 8 values one by one: inline, no buffer
     kept = [f"_i{d}" for d in range(len(shape) - 1)]
     kept += ["0"] if red.attrs.get("keepdims") else []
     if kept:  # else the sum is a scalar
         g.line(f"{o} = np.empty({shape_expr([str(d) for d in aval.shape])}, {T})")
-    g.line(f"{row} = np.empty({shape[-1]}, {T})")
+    if not short:
+        g.line(f"{row} = np.empty({shape[-1]}, {T})")
     outer = [f"_i{d}" for d in range(len(shape) - 1)]
     for d, i in enumerate(outer):
         g.line(f"{'    ' * d}for {i} in range({shape[d]}):")
     pad = "    " * len(outer)
+    if short:
+        g.line(f"{pad}{acc} = {T}(0)")
     g.line(f"{pad}for _k in range({shape[-1]}):")
     index = ", ".join([*outer, "_k"])
     for j, x in enumerate(ins):
@@ -73,7 +78,35 @@ def fused_row_sum(g, node, red, ins) -> Val:
                else f"{pad}    {elem[j]} = {x.name}")
     for ln in body:
         g.line(f"{pad}    {ln}")
-    g.line(f"{pad}    {row}[_k] = _s{gi}_{res}")
-    total = f"H.pairwise_sum({row}, {T}(0), False)"
+    if short:  # H.pairwise_sum's own steps for n < 8: res = 0; res += 0 + a[i]
+        g.line(f"{pad}    {acc} += {T}(0) + _s{gi}_{res}")
+        total = acc
+    else:
+        g.line(f"{pad}    {row}[_k] = _s{gi}_{res}")
+        total = f"H.pairwise_sum({row}, {T}(0), False)"
     g.line(f"{pad}{o}[{', '.join(kept)}] = {total}" if kept else f"{pad}{o} = {total}")
     return Val(o, aval)
+
+
+def short_rows(op, dims, in_t, acc_t):
+    """The row length when a float ``sum``/``mean`` reduces rows of fewer than 8 values
+    (static dims, no cast), which ``H.pairwise_sum`` adds one by one; else None."""
+    n = 1
+    for d in dims:
+        if d is None:
+            return None
+        n *= d
+    if op not in ("sum", "mean") or acc_t.kind != "f" or in_t != acc_t or not 0 < n < 8:
+        return None
+    return n
+
+
+def add_short_rows(g, m, res, k, n, acc_t) -> None:
+    """``res[j]`` = the sum of row ``j`` of ``m`` (``n`` < 8 values), as
+    ``H.pairwise_sum`` adds it (``res = 0; res += 0 + a[i]``), without a call per row."""
+    T, a = np_type(acc_t), g.tmp("a")
+    g.line(f"for _j in range({k}):")
+    g.line(f"    {a} = {T}(0)")
+    g.line(f"    for _i in range({n}):")
+    g.line(f"        {a} += {T}(0) + {m}[_j, _i]")
+    g.line(f"    {res}[_j] = {a}")
