@@ -207,6 +207,9 @@ INPUTS = {"logreg": logreg_inputs, "kmeans": kmeans_inputs, "gru": gru_inputs,
           "rk4": rk4_inputs, "attention": attention_inputs, "lstsq": lstsq_inputs,
           "conv": conv_inputs, "black_scholes": black_scholes_inputs}
 HEAT_STEPS, RK4_STEPS, NBODY_STEPS = 200, 500, 10
+# the programs written once for both libraries (``xp`` first); the others differ by idiom
+GENERIC = {"logreg": logreg_step, "kmeans": kmeans_step, "montecarlo": montecarlo,
+           "attention": attention, "lstsq": lstsq, "conv": conv_relu}
 
 
 def graphc_program(name: str):
@@ -263,11 +266,8 @@ def graphc_program(name: str):
     def black(S, K, T):
         return black_scholes(gnp, gc.math.erf, S, K, T)
 
-    generic = {"logreg": logreg_step, "kmeans": kmeans_step, "montecarlo": montecarlo,
-               "attention": attention, "lstsq": lstsq, "conv": conv_relu}
-    if name in generic:
-        fn = generic[name]
-        return lambda *a: fn(gnp, *a)
+    if name in GENERIC:
+        return lambda *a: GENERIC[name](gnp, *a)
     return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
             "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
 
@@ -318,11 +318,8 @@ def jax_program(name: str):
     def black(S, K, T):
         return black_scholes(jnp, erf, S, K, T)
 
-    generic = {"logreg": logreg_step, "kmeans": kmeans_step, "montecarlo": montecarlo,
-               "attention": attention, "lstsq": lstsq, "conv": conv_relu}
-    if name in generic:
-        fn = generic[name]
-        return lambda *a: fn(jnp, *a)
+    if name in GENERIC:
+        return lambda *a: GENERIC[name](jnp, *a)
     return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
             "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
 

@@ -102,9 +102,10 @@ class Variable:
         return declared
 
     # ------------------------------------------------------------------ properties
-    @property
-    def name(self) -> str:
-        return self._name
+    name = property(lambda self: self._name, doc="The variable's name (a str).")
+    dtype = property(lambda self: self._dtype, doc="The variable's dtype (np.dtype).")
+    trainable = property(lambda self: self._trainable, doc="Whether tapes watch it.")
+    device = property(lambda self: "cpu:0", doc="Where its value lives: the host.")
 
     @property
     def shape(self) -> tuple:
@@ -112,20 +113,8 @@ class Variable:
         return self._shape
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._dtype
-
-    @property
     def ndim(self) -> int:
         return len(self._shape)
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @property
-    def device(self) -> str:
-        return "cpu:0"
 
     def ref(self) -> state.VariableRef:
         """A hashable reference to this variable (usable as a dict key)."""

@@ -42,6 +42,8 @@ class TraceContext:
         self.owned.add(self.token_in.id)
         self.parent: TraceContext | None = None
         self.input_names: dict[int, str] = {}  # input value id -> argument name
+        # id(array) -> (array, [const values made of it here]): a captured tensor's uses
+        self.constants_of: dict[int, tuple[np.ndarray, list]] = {}
 
     # -- context management
     def __enter__(self):
@@ -128,6 +130,10 @@ class TraceContext:
     def constant(self, array: np.ndarray) -> ir.Value:
         (v,) = self.add_node(get("const"), (), {"value": ir.ConstArray(array)},
                              (ir.Aval(array.shape, array.dtype),))
+        made = self.constants_of.get(id(array))
+        if made is None or made[0] is not array:  # the array is held: its id stays its own
+            self.constants_of[id(array)] = made = (array, [])
+        made[1].append(v)
         return v
 
     def source_arguments(self, v: ir.Value) -> list[str]:

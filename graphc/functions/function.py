@@ -32,9 +32,8 @@ from graphc.functions.explain import explain
 from graphc.functions.input_signature import InputSignature
 from graphc.functions.signature import (
     closest_diff,
-    generalize,
     has_unknown_dims,
-    specs_from_pattern,
+    relaxable,
     structure_key,
 )
 from graphc.functions.trace_cache import TraceCache
@@ -268,7 +267,8 @@ class Function:
             return concrete
         reasons = self._retrace_reasons(key)
         trace_args = flat_args
-        relaxed = self._reduce_retracing and len(self._traces) and self._relaxable(key)
+        relaxed = self._reduce_retracing and len(self._traces) and relaxable(
+            self._traces.keys_newest_first(), key)
         if relaxed:
             trace_args, key = relaxed
         concrete = self._trace(trace_args, reason="; ".join(reasons) or "first call")
@@ -305,16 +305,6 @@ class Function:
     def input_signature(self):
         """The specs given as ``input_signature`` (a tuple), or ``None``."""
         return self._input_signature
-
-    def _relaxable(self, key):
-        """With reduce_retracing: a key with ``None`` dims covering ``key`` and a cached
-        key that differ only in shapes; returns (spec args, pattern) or None."""
-        for old in self._traces.keys_newest_first():
-            pattern = generalize(old, key)
-            if pattern is not None:
-                specs = specs_from_pattern(pattern)
-                return None if specs is None else (specs, pattern)
-        return None
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The ``ConcreteFunction`` for these arguments (tensors, arrays, Python values or

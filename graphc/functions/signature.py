@@ -243,3 +243,15 @@ def _from_part(part):
         if issubclass(kind, tuple) and hasattr(kind, "_fields"):
             return kind(*(_from_part(v) for v in inner))
     raise _NotRebuilt
+
+
+def relaxable(keys, key):
+    """With reduce_retracing: ``(spec args, pattern)`` for a key with ``None`` dims
+    covering ``key`` and the first of ``keys`` (newest first) differing from it only in
+    shapes, or None."""
+    for old in keys:
+        pattern = generalize(old, key)
+        if pattern is not None:
+            specs = specs_from_pattern(pattern)
+            return None if specs is None else (specs, pattern)
+    return None

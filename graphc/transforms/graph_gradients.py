@@ -149,7 +149,7 @@ class _Walk:
             raise TypeError(f"gc.gradients: xs must be tensors or gc.Variables, got "
                             f"{type(x).__name__}")
         if x._np is not None:   # captured: each use is a constant node of its snapshot
-            uses = [self.of(n.outputs[0]) for n in self._captured_uses(x)]
+            uses = [self.of(v) for v in self._captured_uses(x)]
             self.live.update(t._sym.id for t in uses)
             return [x, *uses]   # x itself: when it is one of the ys
         t = self.tensor(x)
@@ -163,8 +163,8 @@ class _Walk:
         hit = root.__dict__.get("snapshots", {}).get(id(x))
         if hit is None or hit[0] is not x:
             return []
-        return [n for n in self.ctx.nodes if n.op.name == "const"
-                and getattr(n.attrs.get("value"), "array", None) is hit[1]]
+        made = self.ctx.constants_of.get(id(hit[1]))  # the constants of its snapshot
+        return list(made[1]) if made is not None and made[0] is hit[1] else []
 
     def stop(self, tensors) -> None:
         """Hold ``tensors`` constant: their producers get no cotangent for them."""

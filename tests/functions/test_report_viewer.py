@@ -10,47 +10,15 @@ import pytest
 
 import graphc as gc
 import graphc.numpy as gnp
+from benchmarks.report_screenshots import SIZES, training_step
 from graphc.functions import report_view
 from graphc.ir import scopes
 from graphc.ir.layout import layout
 
-SIZES = [32, 64, 64, 64, 32, 2]
-
-
-def _training_step():
-    rng = np.random.default_rng(0)
-    params = []
-    for i, (a, b) in enumerate(zip(SIZES, SIZES[1:])):
-        params.append(gc.Variable(rng.normal(size=(a, b)).astype(np.float32), name=f"w{i}"))
-        params.append(gc.Variable(np.zeros(b, np.float32), name=f"b{i}"))
-
-    def dense(x, w, b, act=True):
-        y = x @ w + b
-        return gnp.maximum(y, 0.0) if act else y
-
-    @gc.function
-    def loss_fn(pred, y):
-        return gnp.mean((pred - y) ** 2) + 1e-4 * gnp.sum(pred * pred)
-
-    @gc.function
-    def train_step(x, y):
-        with gc.GradientTape() as tape:
-            h = x
-            for i in range(0, len(params) - 2, 2):
-                h = dense(h, params[i], params[i + 1])
-            loss = loss_fn(dense(h, params[-2], params[-1], act=False), y)
-        grads = tape.gradient(loss, params)
-        for v, g in zip(params, grads):
-            v.assign_sub(0.01 * g)
-        return loss
-
-    x = rng.normal(size=(128, SIZES[0])).astype(np.float32)
-    return train_step, x, rng.normal(size=(128, SIZES[-1])).astype(np.float32)
-
 
 @pytest.fixture(scope="module")
 def step():
-    fn, x, y = _training_step()
+    fn, x, y = training_step()  # the docs' screenshot graph (142 ops)
     return fn, fn.get_concrete_function(x, y), (x, y)
 
 
@@ -165,8 +133,8 @@ def test_report_and_explain_put_how_it_runs_first(step):
     assert heads[0] == "=== runtime ===" and heads[1].endswith("traced graph ===")
     assert out.splitlines()[1].startswith("backend: ")
     assert "ops: " in out.split(heads[1])[0]  # how many, before the listings
-    assert "  # test_report_viewer.py:" in out  # each node's line, in both listings
-    assert out.split("optimized graph ===")[1].count("# test_report_viewer.py:") >= 3
+    assert "  # report_screenshots.py:" in out  # each node's line, in both listings
+    assert out.split("optimized graph ===")[1].count("# report_screenshots.py:") >= 3
 
 
 def test_no_scopes_without_readable_source():

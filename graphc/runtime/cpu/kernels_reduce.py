@@ -4,10 +4,9 @@ Reductions reproduce NumPy's summation order so float results match bit for bit 
 common layouts: a reduction over the *trailing* axes of a C-contiguous array is NumPy's
 pairwise sum per output element (blocks of 8 accumulators, halving above 128 elements;
 chunks of 8192 when the input is cast to a wider accumulator, as NumPy's buffered
-iterator does); a reduction over the *leading* axes adds whole rows in order, as NumPy
-does. Other axis sets are transposed to trailing form first (a copy), which can differ
-from NumPy in the last bits of float sums. prod/max/min/any/all are order-independent
-or sequential in both.
+iterator does); over *leading* or *middle* axes it adds whole rows in order, as NumPy
+does. Other axis sets are transposed first (a copy; float sums may differ from NumPy's
+in the last bits). prod/max/min/any/all are order-independent or sequential in both.
 """
 
 from __future__ import annotations
