@@ -20,4 +20,5 @@ TABLES = {
     "npbench": "benchmarks.bench_npbench",
     "tensor_array": "benchmarks.bench_tensor_array",
     "programs": "benchmarks.bench_programs",
+    "first_tier": "benchmarks.bench_first_tier",
 }

@@ -24,7 +24,6 @@ nothing.
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -35,7 +34,7 @@ from pathlib import Path
 from time import perf_counter
 
 from benchmarks.npbench_harness import discover
-from benchmarks.runner import fmt_ratio, fmt_time, render_table
+from benchmarks.runner import fmt_ratio, fmt_time, geomean, render_table
 
 TITLE = "npbench: NPBench NumPy kernels (preset S) run unchanged on graphc"
 HEADER = ["kernel", "status", "ops", "NumPy 1st", "graphc 1st", "compile", "NumPy", "graphc",
@@ -163,7 +162,7 @@ def summary(records: list[dict], seconds: float, compile_timeout: float,
              f"compiled and timed ({seconds:.0f} s in all)"]
     if timed:
         ratios = [r["graphc_s"] / r["numpy_s"] for r in timed]
-        geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        geo = geomean(ratios)
         notes.append(f"steady-state geometric mean graphc/NumPy over those {len(timed)}: "
                      f"{fmt_ratio(geo)}")
     big = [r["kernel"] for r in passed if r.get("compile") == "skipped"]

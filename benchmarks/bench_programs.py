@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from time import perf_counter
 import numpy as np
 
 from benchmarks import programs
-from benchmarks.runner import fmt_time, render_table
+from benchmarks.runner import fmt_time, geomean, render_table
 
 
 def _child(lib: str, name: str, out_path: str) -> None:
@@ -84,10 +83,6 @@ def _ratio(a, b) -> str:
     return f"{a / b:.2f}x" if a and b else "-"
 
 
-def _geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-
-
 def run(settings, names=None) -> str:
     has_jax = importlib.util.find_spec("jax") is not None
     names = names or (programs.NAMES[:1] if settings.quick else programs.NAMES)
@@ -119,7 +114,7 @@ def run(settings, names=None) -> str:
         notes += [
             f"compile graphc/jax.jit: median {c[len(c) // 2]:.2f}x, worst {c[-1]:.2f}x "
             f"(targets <= 1.0x, <= 3x)",
-            f"steady graphc/jax.jit: geomean {_geomean(s):.2f}x, worst {s[-1]:.2f}x "
+            f"steady graphc/jax.jit: geomean {geomean(s):.2f}x, worst {s[-1]:.2f}x "
             f"(targets <= 0.7x geomean, <= 1.0x each)",
             "results checked equal between the libraries (rtol 1e-6)"]
     notes += ["compile = first call (trace + optimize + compile + run) - steady call; "

@@ -324,6 +324,64 @@ def jax_program(name: str):
             "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
 
 
+def numpy_program(name: str):
+    """Program ``name`` written for NumPy alone (Python loops, gradients by hand): the
+    baseline of graphc's interpreter tier (table ``first_tier``)."""
+    from scipy.special import erf
+
+    def softmax_step(W, b, X, Y):
+        z = X @ W + b
+        z = z - np.max(z, axis=1, keepdims=True)
+        e = np.exp(z)
+        s = np.sum(e, axis=1, keepdims=True)
+        loss = -np.sum(Y * (z - np.log(s))) / X.shape[0]
+        dz = (e / s - Y) / X.shape[0]   # d loss / d z: softmax minus the one-hot labels
+        return W - 0.5 * (X.T @ dz), b - 0.5 * np.sum(dz, axis=0), loss
+
+    def gru(xs, Wx, Wh, b):
+        h = np.zeros((xs.shape[1], Wh.shape[0]))
+        for t in range(xs.shape[0]):
+            h = gru_cell(np, h, xs[t], Wx, Wh, b)
+        return h
+
+    def heat(u):
+        for _ in range(HEAT_STEPS):
+            u = heat_step(np, u)
+        return u
+
+    def newton(a):
+        x, lo, hi = a, np.zeros_like(a), a + 1.0
+        while np.max(np.abs(x * x - a)) >= 1e-9:
+            x = 0.5 * (x + a / x)
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            big = mid * mid * mid > a
+            lo, hi = np.where(big, lo, mid), np.where(big, mid, hi)
+        return x, 0.5 * (lo + hi)
+
+    def nbody(pos, vel, mass):
+        for _ in range(NBODY_STEPS):
+            pos, vel = nbody_step(np, pos, vel, mass)
+        return pos, vel
+
+    def dpsgd(X, y, w):
+        t = np.tanh(X @ w)   # d/dw (tanh(x.w) - y)^2 = 2 (t - y) (1 - t^2) x, per example
+        return dpsgd_finish(np, w, (2.0 * (t - y) * (1.0 - t * t))[:, None] * X)
+
+    def rk4(s):
+        for _ in range(RK4_STEPS):
+            s = rk4_step(np, s)
+        return s
+
+    def black(S, K, T):
+        return black_scholes(np, erf, S, K, T)
+
+    if name in GENERIC:
+        return lambda *a: GENERIC[name](np, *a)
+    return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
+            "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
+
+
 def as_numpy(out):
     """Nested outputs as a flat list of ndarrays."""
     if isinstance(out, (tuple, list)):

@@ -14,6 +14,7 @@ import gc as _gc
 import importlib
 import importlib.util
 import itertools
+import math
 import os
 import platform
 import statistics
@@ -114,6 +115,12 @@ def fmt_delta(ns: float) -> str:
 
 def fmt_ratio(r: float) -> str:
     return f"{r:.2f}x"
+
+
+def geomean(xs) -> float:
+    """The geometric mean of positive ratios (NaN for none)."""
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def yes_no(ok: bool) -> str:

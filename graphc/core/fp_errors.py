@@ -31,8 +31,49 @@ def user_errstate():
     inside one already (a loop body's graph, run by the interpreter's own step)."""
     if np.geterrcall() is _report:
         return contextlib.nullcontext()
-    settings = {kind: ("call" if how == "warn" else how) for kind, how in np.geterr().items()}
-    return np.errstate(call=_report, **settings)
+    return np.errstate(call=_report, **_reporting(np.geterr()))
+
+
+def _reporting(settings: dict) -> dict:
+    return {kind: ("call" if settings[kind] == "warn" else settings[kind])
+            for kind in ("divide", "over", "under", "invalid")}
+
+
+try:  # NumPy 2's error state is one context variable holding an immutable object
+    from numpy._core.umath import _extobj_contextvar, _get_extobj_dict, _make_extobj
+except ImportError:  # pragma: no cover - another NumPy layout: the public (slower) path
+    _extobj_contextvar = None
+
+# the caller's error state -> ours (both kept alive, so identity is a safe key); small
+_derived: dict[int, tuple] = {}
+
+
+def enter():
+    """Start reporting (what :func:`user_errstate` does), cheaply: ~0.3 us instead of
+    ~9 us for ``np.geterr`` + ``np.errstate``, which a small graph's call cannot afford.
+    Returns the token for :func:`leave`."""
+    if _extobj_contextvar is None:
+        ctx = user_errstate()
+        ctx.__enter__()
+        return ctx
+    current = _extobj_contextvar.get()
+    entry = _derived.get(id(current))
+    if entry is None or entry[0] is not current:
+        if len(_derived) > 32:
+            _derived.clear()
+        settings = _get_extobj_dict()
+        ours = (current if settings["call"] is _report else
+                _make_extobj(call=_report, bufsize=settings["bufsize"], **_reporting(settings)))
+        entry = _derived[id(current)] = (current, ours)
+    return _extobj_contextvar.set(entry[1])
+
+
+def leave(token) -> None:
+    """End what :func:`enter` started."""
+    if _extobj_contextvar is None:
+        token.__exit__(None, None, None)
+    else:
+        _extobj_contextvar.reset(token)
 
 
 def _report(kind: str, _flag: int) -> None:

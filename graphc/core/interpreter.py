@@ -10,17 +10,22 @@ Effect tokens carry no data and are never materialized: a node that takes one ge
 other inputs only, which is correct because nodes already run in program order.
 Control-flow ops get their branch/body graphs in attrs and call :func:`run_graph` again;
 nothing here is global per call, so that reentry is safe.
+
+Kept cheap for the first tier (SPEC section 14: at most 2x NumPy on small graphs):
+constants sit in the frame from the plan (no step per call), a fused group's ops are
+steps of the caller's plan (no nested call), and NumPy's error state is set once per
+top-level graph through its context variable (``fp_errors.enter``), not per nested graph.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import NamedTuple
 
 import numpy as np
 
 from graphc.core import fp_errors
-from graphc.core.fp_errors import user_errstate
 from graphc.core.op_errors import kernel_error
 from graphc.ir.graph import Graph
 from graphc.ir.printer import node_signature
@@ -32,17 +37,32 @@ _asarray = np.asarray
 class Plan(NamedTuple):
     """A graph compiled for the interpreter.
 
-    ``steps`` holds ``(ref, in_slots, attrs, out_slots, free, multiple_results, node)``
-    per node; ``attrs`` is None when the op has none (so the call skips ``**``); ``free``
-    lists the slots whose last use is this step (and its own unused outputs), cleared
-    right after it so big intermediates do not live to the end of the call.
+    ``steps`` holds ``(ref, in_slots, attrs, out_slots, free, multiple_results, graph,
+    node)`` per node (``graph``: the fused group's subgraph for its inlined ops, None for
+    the plan's own graph, which the plan must not hold); ``attrs`` is None when the op
+    has none (so the call skips ``**``); ``free`` lists the slots whose last use is this
+    step (and its own unused outputs), cleared right after it so big intermediates do not
+    live to the end of the call.
+    ``preset`` holds ``(slot, array)`` for the constants, placed before the first step.
     """
 
     n_inputs: int
     n_slots: int
     steps: tuple
     out_slots: tuple
+    preset: tuple
 
+
+class _Running(threading.local):
+    """Per thread: 1 while :func:`run_graph` runs a graph. Nested graphs (loop bodies,
+    branches, fused groups, run by their node's ``ref``) then skip setting up NumPy's
+    error state again: ``np.geterrcall`` and ``np.errstate`` cost ~5 us per graph, more
+    than a small loop body's own work."""
+
+    depth = 0
+
+
+_running = _Running()
 
 # id(graph) -> (weakref to graph, plan). A plain dict keyed by id with a weakref callback
 # to drop dead entries is faster on the hot path than a WeakKeyDictionary lookup, and the
@@ -58,8 +78,15 @@ def run_graph(graph: Graph, args) -> list:
     >>> run_graph(g, [np.ones(4, np.float32)])   # doctest: +SKIP
     [array([2., 2., 2., 2.], dtype=float32)]
     """
-    with user_errstate():
+    if _running.depth:  # a nested graph (a loop body, a fused group): already set up
         return execute(graph, args)
+    _running.depth = 1
+    token = fp_errors.enter()
+    try:
+        return execute(graph, args)
+    finally:
+        fp_errors.leave(token)
+        _running.depth = 0
 
 
 def execute(graph: Graph, args) -> list:
@@ -73,10 +100,12 @@ def execute(graph: Graph, args) -> list:
         raise TypeError(f"graph {graph.name!r} takes {plan.n_inputs} inputs, got {len(args)}")
     env = [None] * plan.n_slots
     env[:plan.n_inputs] = args
+    for slot, value in plan.preset:
+        env[slot] = value
     step = None
     try:
         for step in plan.steps:
-            ref, ins, attrs, outs, free, multiple, _node = step
+            ref, ins, attrs, outs, free, multiple, _graph, _node = step
             # Unary and binary ops without attrs are most nodes: call them without
             # building an argument list (measurably faster on small arrays).
             if attrs is None:
@@ -99,7 +128,7 @@ def execute(graph: Graph, args) -> list:
             for slot in free:
                 env[slot] = None
     except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
-        wrapped = e if step is None else _node_error(graph, step, env, e)
+        wrapped = e if step is None else _node_error(step[-2] or graph, step, env, e)
         if wrapped is e:
             raise
         raise wrapped from None
@@ -126,6 +155,45 @@ def _drop(key: int, dead_ref) -> None:
         del _plans[key]
 
 
+# A const node's value, or any other input-less pure node up to this size, is computed
+# once when the plan is built and placed in the frame before every call (read-only).
+PRESET_MAX_BYTES = 1 << 20
+
+
+def _preset(node):
+    """``node``'s results computed once for the plan, or None to run it on each call."""
+    op = node.op
+    if (node.inputs or op.stateful or op.extra.get("runs_user_code")
+            or op.extra.get("no_fold") or op.multiple_results or len(node.outputs) != 1):
+        return None
+    aval = node.outputs[0].aval
+    if aval.shape is None or None in aval.shape or aval.dtype is None:
+        return None
+    if int(np.prod(aval.shape)) * aval.dtype.itemsize > PRESET_MAX_BYTES:
+        return None
+    value = _asarray(op.ref(**(node.attrs or {})))
+    if value.flags.writeable:
+        value = value.copy()
+        value.flags.writeable = False
+    return value
+
+
+def _inlinable(node):
+    """The subgraph ``node`` runs exactly (ops declaring ``extra["runs_subgraph"]``), when
+    its steps can join the caller's plan: each output a distinct value computed inside."""
+    attr = node.op.extra.get("runs_subgraph")
+    if attr is None:
+        return None
+    sub = node.attrs[attr]
+    inner_inputs = {v.id for v in sub.inputs}
+    out_ids = [v.id for v in sub.outputs]
+    if len(set(out_ids)) != len(out_ids) or inner_inputs & set(out_ids):
+        return None
+    if any(v.aval.is_token for v in sub.inputs) or len(sub.inputs) != len(node.inputs):
+        return None
+    return sub
+
+
 def _build_plan(graph: Graph) -> Plan:
     slots: dict[int, int] = {}
     for v in graph.inputs:
@@ -143,34 +211,57 @@ def _build_plan(graph: Graph) -> Plan:
             raise ValueError(f"graph {graph.name!r} uses a value{at} that it never defines; "
                              "run graphc.ir.verify.verify(graph) for details") from None
 
+    # Flatten: (owner graph, node, input slots, output slots) per step. A node that runs
+    # a subgraph exactly (a fused group) contributes that subgraph's steps instead, its
+    # inner values on slots after the graph's own; str(graph)'s numbering is unchanged.
+    preset: dict[int, np.ndarray] = {}
+    flat = []
+    for node in graph.nodes:
+        ins = tuple(slot(v, node) for v in node.inputs if not v.aval.is_token)
+        outs = tuple(slots[v.id] for v in node.outputs if not v.aval.is_token)
+        value = _preset(node)
+        if value is not None:
+            preset[outs[0]] = value
+            continue
+        sub = _inlinable(node)
+        if sub is None:
+            flat.append((None, node, ins, outs))  # None: the plan's own graph
+            continue
+        inner = {v.id: s for v, s in zip(sub.inputs, ins)}
+        inner.update({v.id: s for v, s in zip(sub.outputs, outs)})
+        for n in sub.nodes:
+            for v in n.outputs:
+                if v.id not in inner:
+                    inner[v.id] = len(slots) + len(inner)
+            flat.append((sub, n, tuple(inner[v.id] for v in n.inputs),
+                         tuple(inner[v.id] for v in n.outputs)))
+    n_slots = max([len(slots) - 1, *(s for *_, o in flat for s in o)]) + 1
+
     # The last step that reads each slot; outputs are read after the last step.
     last_use: dict[int, int] = {}
-    for i, node in enumerate(graph.nodes):
-        for v in node.inputs:
-            if not v.aval.is_token:
-                last_use[slot(v, node)] = i
+    for i, (_g, _n, ins, _o) in enumerate(flat):
+        for s in ins:
+            last_use[s] = i
     out_slots = tuple(slot(v) for v in graph.outputs)
-    keep = set(out_slots)
-    free_at: list[list[int]] = [[] for _ in graph.nodes]
+    keep = set(out_slots) | set(preset)
+    free_at: list[list[int]] = [[] for _ in flat]
     for s, i in last_use.items():
         if s not in keep:
             free_at[i].append(s)
 
     steps = []
-    for i, node in enumerate(graph.nodes):
-        ins = tuple(slot(v, node) for v in node.inputs if not v.aval.is_token)
-        outs = tuple(slots[v.id] for v in node.outputs if not v.aval.is_token)
+    for i, (owner, node, ins, outs) in enumerate(flat):
         for s in outs:
             if s not in last_use and s not in keep:
                 free_at[i].append(s)  # a dead output (e.g. an unused second result)
         attrs = dict(node.attrs) if node.attrs else None
         steps.append((node.op.ref, ins, attrs, outs, tuple(sorted(free_at[i])),
-                      bool(node.op.multiple_results), node))
-    return Plan(len(graph.inputs), len(slots), tuple(steps), out_slots)
+                      bool(node.op.multiple_results), owner, node))
+    return Plan(len(graph.inputs), n_slots, tuple(steps), out_slots, tuple(preset.items()))
 
 
 def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
-    """The user-facing error for ``error`` raised while running one step."""
+    """The user-facing error for ``error`` raised while running one step of ``graph``."""
     ins, node = step[1], step[-1]
     where = f" (while executing {node_signature(graph, node)}"
     where += f", traced at {node.src})" if node.src else ")"

@@ -89,6 +89,10 @@ class Function:
         self._params = [p for p in self._signature.parameters.values()]
         self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                            for p in self._params)
+        # f(a, b, *rest): a positional call's tensors are its arguments in order
+        self._varargs = bool(self._params) and all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._params[:-1]
+        ) and self._params[-1].kind == inspect.Parameter.VAR_POSITIONAL
         # exact keys (LRU) and patterns (reduce_retracing / input_signature)
         self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
         self._instances = weakref.WeakKeyDictionary()
@@ -241,10 +245,13 @@ class Function:
         else:
             self._recent.append(False)
         self._last = (key, concrete)
-        tensor_args = all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
-                          for a in flat_args)
-        self._fast = (key, concrete) if tensor_args and len(flat_args) == len(
-            self._params) and self._simple else None
+        fast = None
+        if len(flat_args) == len(self._params) and (self._simple or self._varargs):
+            leaves = (*flat_args[:-1], *flat_args[-1]) if self._varargs else flat_args
+            if all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
+                   for a in leaves):  # the key of each positional argument, in order
+                fast = (key if self._simple else tuple(map(structure_key, leaves)), concrete)
+        self._fast = fast
         self._arm_one()
         return concrete
 

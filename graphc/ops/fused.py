@@ -51,7 +51,9 @@ FUSED_ELEMENTWISE = register(OpDef(
     name="fused_elementwise",
     attrs={"subgraph": GRAPH},
     infer=_infer, ref=_ref, multiple_results=True, blocks=ELEMENTWISE,
-    extra={"named_by_body": True},
+    # runs_subgraph: the node is exactly its subgraph run on its inputs, so the
+    # interpreter splices the subgraph's steps into the caller's plan (no nested call)
+    extra={"named_by_body": True, "runs_subgraph": "subgraph"},
 ))
 
 
