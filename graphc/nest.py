@@ -1,4 +1,5 @@
-"""Nested structures (lists, tuples, dicts, namedtuples, dataclasses): flatten and rebuild.
+"""Nested structures (lists, tuples, dicts, namedtuples, dataclasses, ``attrs`` classes):
+flatten and rebuild.
 
 Leaves are everything else. ``flatten`` returns the leaves in a stable order plus a
 ``treedef`` that ``unflatten`` uses to rebuild the same structure around new leaves.
@@ -49,6 +50,11 @@ def _flatten(x, leaves):
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         names = tuple(f.name for f in dataclasses.fields(x))
         return ("dataclass", t, names, tuple(_flatten(getattr(x, n), leaves) for n in names))
+    attrs = getattr(t, "__attrs_attrs__", None)  # an ``attrs`` class, as TensorFlow's nest
+    if attrs is not None:
+        names = tuple(a.name for a in attrs)
+        inits = tuple(getattr(a, "alias", None) or a.name.lstrip("_") for a in attrs)
+        return ("dataclass", t, inits, tuple(_flatten(getattr(x, n), leaves) for n in names))
     leaves.append(x)
     return None
 

@@ -327,12 +327,13 @@ def locks_of(variables) -> list:
 
 
 def _check_creation_allowed(variable) -> None:
-    """Variables may be created while tracing only on a function's first trace."""
+    """Variables may be created while tracing only on a function's first trace (the
+    first since its ``clear_cache()``, as in TensorFlow)."""
     ctx = trace.current()
     while ctx.parent is not None:
         ctx = ctx.parent
     function = ctx.__dict__.get("function")
-    if function is None or function.tracing_count == 0:
+    if function is None or function.tracing_count == getattr(function, "_count_at_clear", 0):
         return
     name = function.__name__
     raise ValueError(

@@ -8,7 +8,10 @@ Two forms are accepted, the structured one tried first:
   was made may be left out: they keep those values (they are constants of the trace).
 * **flat**: the tensors alone, in the order of the signature's tensor leaves
   (``cf(a0, a1, b)`` for ``f(xs=[a0, a1], y=b)``), positionally or by each leaf's spec
-  name.
+  name; only tensors (arrays, variables), no Python numbers.
+
+A parameter with a tensor in its spec must be given, even when the Python function has
+a default for it.
 
 Python numbers and lists given for a tensor are converted to the spec's dtype when
 NumPy casts them ``same_kind``, as ``tf.function`` converts them; tensors and arrays
@@ -17,8 +20,6 @@ must already have it. What does not fit raises ``TypeError`` (``call_checks``).
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from graphc import nest
@@ -26,8 +27,6 @@ from graphc.core.tensor import Tensor
 from graphc.functions.call_checks import check_matches, describe_spec
 from graphc.functions.signature import TensorSpec
 from graphc.variables import VariableSpec
-
-_EMPTY = inspect.Parameter.empty
 
 
 def _tensor_leaf(s) -> bool:
@@ -81,9 +80,7 @@ def _structured(concrete, args, kwargs) -> list:
             values.append(bound.arguments[p.name])
         elif not _has_tensor(spec):  # a Python value bound when the trace was made
             values.append(spec)
-        elif p.default is not _EMPTY:
-            values.append(p.default)
-        else:
+        else:  # a tensor parameter must be given, default or not (as in TensorFlow)
             raise TypeError(f"{concrete.name}(): missing a required argument: "
                             f"{p.name!r} ({describe_spec(spec)})")
     return values
@@ -103,6 +100,8 @@ def _flat(concrete, args, kwargs):
                 slots.append(leaf)
     if len(args) > len(slots) or any(k not in names for k in kwargs):
         return None
+    if not all(map(_is_tensor, (*args, *kwargs.values()))):
+        return None  # the flat form takes tensors only (Python numbers: structured)
     given = dict(enumerate(args))
     for k, v in kwargs.items():
         if names[k] in given:
@@ -117,6 +116,11 @@ def _flat(concrete, args, kwargs):
         values.append(nest.unflatten(td, [next(it) if _tensor_leaf(x) else x
                                           for x in leaves]))
     return values
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor | np.ndarray) or getattr(
+        value, "_graphc_handle", None) is not None
 
 
 def _convert(spec, value):

@@ -26,7 +26,7 @@ from graphc.core import trace
 from graphc.core.device_scope import local as _scoped
 from graphc.core.device_scope import placing as _placing
 from graphc.core.tensor import Tensor
-from graphc.functions import eager_call, held_objects, inline, retracing
+from graphc.functions import eager_call, held_objects, inline, retracing, spec_names
 from graphc.functions.concrete import ConcreteFunction, trace_concrete
 from graphc.functions.explain import explain
 from graphc.functions.input_signature import InputSignature
@@ -322,7 +322,8 @@ class Function:
         if self._sig is not None:
             flat_args = self._sig.convert(flat_args)
         key = tuple(map(structure_key, flat_args))  # None dims: serves matching calls
-        return self._lookup(key, flat_args, specs_match=True)
+        concrete = self._lookup(key, flat_args, specs_match=True)
+        return spec_names.named_trace(self, concrete, key, flat_args)
 
     def explain(self, *args, format="text", path=None, **kwargs) -> str:
         """Print (and return) what the optimizer did to the trace for these arguments:
@@ -343,6 +344,7 @@ class Function:
 
     def clear_cache(self):
         self._traces.clear()
+        self._count_at_clear = self.tracing_count  # its next trace may make variables
         self._last = None
         self._fast = self._one = None
         with _registry_lock:
@@ -352,6 +354,11 @@ class Function:
 
     def __repr__(self):
         return f"<gc.Function {self.__name__}>"
+
+    def __reduce__(self):  # pickled as its Python function and options (no traces)
+        return Function, (self._python_function, self._input_signature, self._autograph,
+                          self._reduce_retracing, self._backend, self.__name__,
+                          self._jit_compile, self.unroll)
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False,

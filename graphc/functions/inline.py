@@ -6,14 +6,19 @@ own contract, as a nested ``tf.function`` call does in TensorFlow 2.21:
   raises ``TypeError``; Python values become tensors of the spec's dtype);
 * each new trace key counts as one of its traces (``experimental_get_tracing_count``,
   ``retrace_reasons``), so its tracing can be watched like a top-level call's; no
-  ``ConcreteFunction`` is kept for it (its ops are in the outer graph).
+  ``ConcreteFunction`` is kept for it (its ops are in the outer graph);
+* a ``gc.Variable`` it returns is read when it returns, as a top-level call's result
+  is (``outputs.py``): ``assign()`` then ``assign_add()`` in the caller gives 1, 2, not
+  the final value twice.
 """
 
 from __future__ import annotations
 
+from graphc import nest
 from graphc.functions import eager_call
 from graphc.functions.concrete import _split_call
 from graphc.functions.signature import structure_key
+from graphc.variables import Variable
 
 MAX_KEYS = 128  # inlined trace keys remembered per function (then counted afresh)
 
@@ -39,4 +44,9 @@ def call_inlined(function, args, kwargs):
             function.tracing_count += 1
             function.retrace_reasons.append("inlined into another gc.function's trace")
     pos, kw = _split_call(function._params, bound)
-    return function._converted()(*pos, **kw)
+    result = function._converted()(*pos, **kw)
+    return nest.map_structure(_snapshot, result)
+
+
+def _snapshot(leaf):
+    return leaf.read_value() if isinstance(leaf, Variable) else leaf

@@ -10,6 +10,10 @@ arguments are converted to them (TensorFlow 2.21's rules).
   tensor or NumPy array must already have that dtype; every shape must fit the spec's.
   Defaults of covered parameters are converted too. So every call that fits is served by
   the one trace of the signature, whatever form its values come in.
+* Specs beyond the positional parameters are the elements of ``*args`` (that many
+  extra positional arguments, each converted to its spec).
+* In a nested call, a traced value whose shape is less known than its spec's (an
+  unknown dim or rank) is accepted and takes the spec's shape, as in TensorFlow.
 * An uncovered parameter keeps its default: passing any other value raises
   ``TypeError`` (TensorFlow fixes it to the default as a constant of the trace).
 """
@@ -24,6 +28,7 @@ from graphc import nest
 from graphc.core.spec import TensorSpec, shape_compatible
 from graphc.core.tensor import Tensor
 from graphc.functions.signature import structure_key
+from graphc.ops import shape as shape_ops
 
 _EMPTY = inspect.Parameter.empty
 
@@ -44,10 +49,15 @@ class InputSignature:
         self.params = list(params)
         covered = [p for p in self.params[self.first:]
                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if len(self.specs) > len(covered):
-            raise TypeError(f"input_signature has {len(self.specs)} specs but "
-                            f"{fn_name} takes {len(covered)} positional arguments")
-        self.end = self.first + len(self.specs)
+        # one spec per covered parameter; specs beyond them are ``*args``' elements
+        self.param_specs = list(self.specs[:len(covered)])
+        extra = self.specs[len(covered):]
+        if extra:
+            if not any(p.kind == p.VAR_POSITIONAL for p in self.params):
+                raise TypeError(f"input_signature has {len(self.specs)} specs but "
+                                f"{fn_name} takes {len(covered)} positional arguments")
+            self.param_specs.append(tuple(extra))  # *args comes right after them
+        self.end = self.first + len(self.param_specs)
         for p in self.params[self.end:]:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not _EMPTY:
                 continue
@@ -64,7 +74,7 @@ class InputSignature:
             if i < self.first:
                 continue
             if i < self.end:
-                out[i] = _to_spec(p.name, "", self.specs[i - self.first], value)
+                out[i] = _to_spec(p.name, "", self.param_specs[i - self.first], value)
             elif not _is_default(p, value):
                 given = f"{type(value).__name__} {value!r:.60}"
                 raise TypeError(
@@ -75,7 +85,7 @@ class InputSignature:
 
     def trace_args(self, bound) -> tuple:
         """The arguments to trace with: the specs themselves, then the defaults."""
-        return (*bound[:self.first], *self.specs, *bound[self.end:])
+        return (*bound[:self.first], *self.param_specs, *bound[self.end:])
 
     def key_pattern(self, bound) -> tuple:
         return tuple(map(structure_key, self.trace_args(bound)))
@@ -122,6 +132,13 @@ def _to_spec(name, path, spec, value):
 
 
 def _leaf_to_spec(name, path, spec, value):
+    if isinstance(value, Tensor) and value._np is None and value.dtype == spec.dtype \
+            and not shape_compatible(spec.shape, value.shape) \
+            and _may_fit(spec.shape, value.shape):
+        # a traced value (a nested call) whose shape is less known than the spec's: it
+        # takes the spec's shape, as TensorFlow's nested call does (checked at run time)
+        return value if spec.shape is None or None in spec.shape else shape_ops.reshape(
+            value, spec.shape)
     if isinstance(value, TensorSpec | Tensor | np.ndarray):
         if value.dtype != spec.dtype or not shape_compatible(spec.shape, value.shape):
             shape = "<unknown>" if value.shape is None else tuple(value.shape)
@@ -141,3 +158,12 @@ def _leaf_to_spec(name, path, spec, value):
     if not shape_compatible(spec.shape, arr.shape):
         raise _mismatch(name, path, spec, f"{type(value).__name__} of shape {arr.shape}")
     return np.asarray(arr, dtype=spec.dtype)
+
+
+def _may_fit(spec_shape, shape) -> bool:
+    """Whether a value of ``shape`` (``None`` dims or rank unknown) may have one that
+    fits ``spec_shape``."""
+    if spec_shape is None or shape is None:
+        return True
+    return len(spec_shape) == len(shape) and all(
+        a is None or b is None or a == b for a, b in zip(spec_shape, shape))

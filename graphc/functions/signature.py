@@ -4,7 +4,8 @@ A call's *trace key* decides which concrete function (trace) serves it:
 
 * tensors and NumPy arrays: ``(dtype, shape)``;
 * Python ``int/float/bool/str/None`` and enums: by value (each new value retraces);
-* lists, tuples, dicts, namedtuples, dataclasses: by structure, recursively;
+* lists, tuples, dicts, namedtuples, dataclasses, ``attrs`` classes: by structure,
+  recursively;
 * ``gc.Variable``: ``(dtype, shape)``, the variable itself used by reference;
 * any other object: by ``==``/``hash`` if hashable, else by identity.
 """
@@ -121,6 +122,9 @@ def structure_key(x):
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return (t, tuple((f.name, structure_key(getattr(x, f.name)))
                          for f in dataclasses.fields(x)))
+    attrs = getattr(t, "__attrs_attrs__", None)  # an ``attrs`` class: as a dataclass
+    if attrs is not None:
+        return (t, tuple((a.name, structure_key(getattr(x, a.name))) for a in attrs))
     return leaf_key(x)
 
 

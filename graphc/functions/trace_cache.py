@@ -28,6 +28,9 @@ class TraceCache:
         self.max_size = max_size
         self._exact: collections.OrderedDict = collections.OrderedDict()
         self._patterns: tuple = ()  # ((pattern, concrete), ...), oldest first
+        # (key, spec names) -> a trace get_concrete_function made for TensorSpecs whose
+        # names differ from the trace serving ``key`` (``spec_names.py``); not for calls
+        self.named: dict = {}
         self._lock = threading.Lock()  # short sections only, never held while tracing
         self.trace_lock = threading.RLock()  # held while a new key is traced and added
 
@@ -76,12 +79,14 @@ class TraceCache:
     def concretes(self) -> list:
         """Every kept trace: exact keys oldest first, then patterns (a snapshot)."""
         with self._lock:
-            return list(self._exact.values()) + [c for _, c in self._patterns]
+            return [*self._exact.values(), *(c for _, c in self._patterns),
+                    *self.named.values()]
 
     def clear(self) -> None:
         with self._lock:
             self._exact.clear()
             self._patterns = ()
+            self.named.clear()
 
     def __len__(self) -> int:
         return len(self._exact)
