@@ -2,11 +2,12 @@
 the interpreter runs a graph, reported at the user's line that traced the op.
 
 NumPy warns at the Python line that called the ufunc, which for a graph is the
-interpreter's own loop (``graphc/core/interpreter.py``), never the user's code. While
+interpreter's generated plan function (``graphc/core/plan_code.py``), never the user's
+code. While
 a graph runs, :func:`user_errstate` has NumPy call :func:`_report` instead of warning,
 for exactly the error kinds the user's NumPy settings would warn about (``np.seterr``:
 ``ignore``, ``raise``, ``print`` and ``log`` stay as they are). ``_report`` finds the node
-being run (the innermost interpreter frame's current step) and warns once at the line
+being run (from the line of the innermost plan frame) and warns once at the line
 that traced it, naming the op: ``RuntimeWarning: overflow encountered in exp``. NumPy's
 error state is per thread (a context variable), so other threads are unaffected.
 Compiled programs do not repeat NumPy's warnings (docs/runtime.md).
@@ -20,10 +21,6 @@ import sys
 import numpy as np
 
 from graphc import errors
-
-#: code objects of the functions that run a graph's steps (``interpreter.execute`` adds
-#: its own): :func:`_report` finds the step being run in the innermost such frame
-runner_codes: set = set()
 
 
 def user_errstate():
@@ -81,9 +78,10 @@ def _report(kind: str, _flag: int) -> None:
     frame = sys._getframe(1)
     node = None
     while frame is not None:
-        if frame.f_code in runner_codes:
-            step = frame.f_locals.get("step")
-            node = step[-1] if step else None
+        step_at = frame.f_globals.get("__graphc_step_at__")  # an interpreter plan's frame
+        if step_at is not None:
+            step = step_at(frame.f_lineno)
+            node = step.node if step is not None else None
             break
         frame = frame.f_back
     name = node.op.name if node is not None else "an op"

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from graphc.core import fp_errors
+from graphc.core import fp_errors, plan_code
 from graphc.core.op_errors import kernel_error
 from graphc.ir.graph import Graph
 from graphc.ir.printer import node_signature
@@ -34,15 +34,38 @@ _ndarray = np.ndarray
 _asarray = np.asarray
 
 
+def _accepts_out_ellipsis() -> bool:
+    try:  # NumPy 2.3+: ``out=...`` asks a ufunc for an array even from 0-d operands
+        return type(np.add(np.zeros(()), np.zeros(()), out=...)) is np.ndarray
+    except TypeError:
+        return False
+
+
+_UFUNC_OUT_ELLIPSIS = _accepts_out_ellipsis()
+
+
+class Step(NamedTuple):
+    """One node as :func:`execute` runs it (a tuple: unpacked at once in the loop)."""
+
+    kind: int        # how to call ref: 1, 2 operands, no attrs; 3 a 0-d ufunc; 0 general
+    ref: object      # the op's NumPy reference
+    ins: tuple       # input slots (tokens left out)
+    attrs: dict | None
+    outs: tuple      # output slots
+    free: tuple      # slots last read here, cleared after it
+    multiple: bool   # ref returns a sequence of results
+    graph: Graph | None  # a fused group's subgraph for its inlined ops, else None
+    node: object
+
+
 class Plan(NamedTuple):
     """A graph compiled for the interpreter.
 
-    ``steps`` holds ``(ref, in_slots, attrs, out_slots, free, multiple_results, graph,
-    node)`` per node (``graph``: the fused group's subgraph for its inlined ops, None for
-    the plan's own graph, which the plan must not hold); ``attrs`` is None when the op
-    has none (so the call skips ``**``); ``free`` lists the slots whose last use is this
-    step (and its own unused outputs), cleared right after it so big intermediates do not
-    live to the end of the call.
+    ``steps`` holds a :class:`Step` per node (``graph``: the fused group's subgraph for
+    its inlined ops, None for the plan's own graph, which the plan must not hold);
+    ``attrs`` is None when the op has none (so the call skips ``**``); ``free`` lists the
+    slots whose last use is this step (and its own unused outputs), cleared right after
+    it so big intermediates do not live to the end of the call.
     ``preset`` holds ``(slot, array)`` for the constants, placed before the first step.
     """
 
@@ -51,6 +74,7 @@ class Plan(NamedTuple):
     steps: tuple
     out_slots: tuple
     preset: tuple
+    run: object  # the steps as one Python function (plan_code.generate)
 
 
 class _Running(threading.local):
@@ -98,41 +122,17 @@ def execute(graph: Graph, args) -> list:
         plan = entry[1]
     if len(args) != plan.n_inputs:
         raise TypeError(f"graph {graph.name!r} takes {plan.n_inputs} inputs, got {len(args)}")
-    env = [None] * plan.n_slots
-    env[:plan.n_inputs] = args
-    for slot, value in plan.preset:
-        env[slot] = value
-    step = None
     try:
-        for step in plan.steps:
-            ref, ins, attrs, outs, free, multiple, _graph, _node = step
-            # Unary and binary ops without attrs are most nodes: call them without
-            # building an argument list (measurably faster on small arrays).
-            if attrs is None:
-                if len(ins) == 1:
-                    result = ref(env[ins[0]])
-                elif len(ins) == 2:
-                    result = ref(env[ins[0]], env[ins[1]])
-                else:
-                    result = ref(*[env[i] for i in ins])
-            else:
-                result = ref(*[env[i] for i in ins], **attrs)
-            # ufuncs on 0-d arrays return NumPy scalars; every slot is kept an ndarray.
-            # A node with no data outputs (a print) may return anything; it is dropped.
-            if multiple:
-                if outs:
-                    for slot, value in zip(outs, result, strict=True):
-                        env[slot] = value if type(value) is _ndarray else _asarray(value)
-            elif outs:
-                env[outs[0]] = result if type(result) is _ndarray else _asarray(result)
-            for slot in free:
-                env[slot] = None
+        return plan.run(args)
     except Exception as e:  # noqa: BLE001 - re-raised with the node and the user's line
-        wrapped = e if step is None else _node_error(step[-2] or graph, step, env, e)
+        failed = plan_code.failed_step(plan.run, e)
+        if failed is None:
+            raise
+        step, inputs = failed
+        wrapped = _node_error(step.graph or graph, step.node, inputs, e)
         if wrapped is e:
             raise
         raise wrapped from None
-    return [env[slot] for slot in plan.out_slots]
 
 
 def get_plan(graph: Graph) -> Plan:
@@ -192,6 +192,24 @@ def _inlinable(node):
     if any(v.aval.is_token for v in sub.inputs) or len(sub.inputs) != len(node.inputs):
         return None
     return sub
+
+
+def _kind(node, ins, attrs) -> int:
+    """How :func:`execute` calls the step: 1 and 2, one or two operands and no attrs; 3, a
+    NumPy ufunc whose one result is 0-d (``out=...`` returns it as an array, not a NumPy
+    scalar to convert: ~0.5 us less per loop counter step); 0, the general call."""
+    if attrs is None and len(ins) == 1:
+        return 1
+    if attrs is None and len(ins) == 2:
+        kind = 2
+    else:
+        kind = 0
+    ref = node.op.ref
+    if (_UFUNC_OUT_ELLIPSIS and attrs is None and isinstance(ref, np.ufunc)
+            and ref.nout == 1 and ref.nin == len(ins) and len(node.outputs) == 1
+            and node.outputs[0].aval.shape == ()):
+        return 3
+    return kind
 
 
 def _build_plan(graph: Graph) -> Plan:
@@ -255,17 +273,19 @@ def _build_plan(graph: Graph) -> Plan:
             if s not in last_use and s not in keep:
                 free_at[i].append(s)  # a dead output (e.g. an unused second result)
         attrs = dict(node.attrs) if node.attrs else None
-        steps.append((node.op.ref, ins, attrs, outs, tuple(sorted(free_at[i])),
-                      bool(node.op.multiple_results), owner, node))
-    return Plan(len(graph.inputs), n_slots, tuple(steps), out_slots, tuple(preset.items()))
+        steps.append(Step(_kind(node, ins, attrs), node.op.ref, ins, attrs, outs,
+                          tuple(sorted(free_at[i])), bool(node.op.multiple_results), owner,
+                          node))
+    steps, preset = tuple(steps), tuple(preset.items())
+    run = plan_code.generate(steps, len(graph.inputs), preset, out_slots)
+    return Plan(len(graph.inputs), n_slots, steps, out_slots, preset, run)
 
 
-def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
-    """The user-facing error for ``error`` raised while running one step of ``graph``."""
-    ins, node = step[1], step[-1]
+def _node_error(graph: Graph, node, inputs, error: Exception) -> Exception:
+    """The user-facing error for ``error`` raised by ``node`` of ``graph`` on ``inputs``."""
     where = f" (while executing {node_signature(graph, node)}"
     where += f", traced at {node.src})" if node.src else ")"
-    wrapped = kernel_error(node.op, error, [env[i] for i in ins], where)
+    wrapped = kernel_error(node.op, error, inputs, where)
     if wrapped is error and not node.op.extra.get("named_by_body"):
         # Not rewrapped (e.g. a user exception from numpy_function, or an error from a
         # nested graph): keep its type and message, say where in this graph it happened.
@@ -275,4 +295,3 @@ def _node_error(graph: Graph, step, env, error: Exception) -> Exception:
     return wrapped
 
 
-fp_errors.runner_codes.add(execute.__code__)  # where a NumPy warning finds its node

@@ -193,7 +193,7 @@ def test_plan_frees_values_after_last_use():
         (c,) = emit(ctx, ew.ADD, b, x)         # %5: last used by step 4
         (d,) = emit(ctx, ew.SQRT, c)           # %6: returned
         g = ctx.finish([d, r])
-    frees = [step[4] for step in get_plan(g).steps]
+    frees = [step.free for step in get_plan(g).steps]
     assert frees == [(), (1,), (3,), (0, 2), (5,)]
 
 

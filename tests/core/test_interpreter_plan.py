@@ -25,7 +25,7 @@ def test_constants_and_fused_groups_leave_no_step_of_their_own():
     g = f.get_concrete_function(x).optimized_graph
     names = [n.op.name for n in g.nodes]
     assert "fused_elementwise" in names and "const" in names
-    steps = [step[-1].op.name for step in get_plan(g).steps]
+    steps = [step.node.op.name for step in get_plan(g).steps]
     assert "fused_elementwise" not in steps and "const" not in steps
     assert steps.count("multiply") == 3  # the group's own ops, run in its order
     # bit-identical to the unfused, unoptimized graph and to NumPy
