@@ -91,6 +91,11 @@ class AutographDtypeError(AutographError, TypeError):
     also a ``TypeError``, the type TensorFlow raises for it."""
 
 
+class AutographStructureError(AutographError, TypeError):
+    """The branches of a ``cond`` / ``switch_case`` return different structures: an
+    ``AutographError`` that is also a ``TypeError``, the type TensorFlow raises for it."""
+
+
 class DeviceError(RuntimeError):
     """A device was requested that does not exist; the message lists those that do."""
 

@@ -21,6 +21,7 @@ from graphc.ops.complex_parts import angle as _angle
 from graphc.ops.convert import convert_to_tensor
 from graphc.ops.creation import zeros_like
 from graphc.ops.indexing import take_along_axis
+from graphc.ops.nn_select import TopKV2
 from graphc.ops.nn_softmax import logsumexp as _logsumexp
 from graphc.ops.pad_tile import pad as _pad
 from graphc.ops.shape_args import static_value
@@ -248,8 +249,9 @@ def _monotone(x, op):
 # --------------------------------------------------------------------------- selection
 def top_k(input, k=1, sorted=True, index_type=np.int32, name=None):  # noqa: A002
     """``tf.math.top_k``: the ``k`` largest entries along the last axis and their
-    indices (``index_type``, int32 by default), largest first; equal values keep index
-    order. ``sorted=False`` returns the same (sorted) answer, which TensorFlow allows."""
+    indices (``index_type``, int32 by default) as ``TopKV2(values, indices)``, largest
+    first; equal values keep index order. ``sorted=False`` returns the same (sorted)
+    answer, which TensorFlow allows."""
     x = _t(input)
     if not x.shape:
         raise InvalidArgumentError(f"tf.math.top_k: input must have rank >= 1"
@@ -266,7 +268,7 @@ def top_k(input, k=1, sorted=True, index_type=np.int32, name=None):  # noqa: A00
     values = take_along_axis(x, order, -1)
     idx = order if np.dtype(index_type) == order.dtype else bind(
         _ew.CAST, order, dtype=np.dtype(index_type))
-    return values, idx
+    return TopKV2(values, idx)
 
 
 def in_top_k(targets, predictions, k, name=None):

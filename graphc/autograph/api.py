@@ -42,7 +42,10 @@ class _Entry:
 
 _by_code: dict[types.CodeType, _Entry] = {}
 _by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_filtered: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# to_graph's wrapper is kept on the converted function itself: a weak-keyed table would
+# leak, as the wrapper's closure holds its key (and with it every object the user's
+# closure captured) for good
+_FILTERED = "__graphc_filtered__"
 
 
 def do_not_convert(fn=None):
@@ -70,9 +73,12 @@ def to_graph(fn, recursive=True):
     conv = converted(fn)
     if conv is fn:
         return fn
-    wrapper = _filtered.get(conv)
+    if not isinstance(conv, types.FunctionType):  # a bound method, made anew each time
+        return _filtering(conv)
+    wrapper = conv.__dict__.get(_FILTERED)
     if wrapper is None:
-        wrapper = _filtered[conv] = _filtering(conv)
+        wrapper = _filtering(conv)
+        setattr(conv, _FILTERED, wrapper)  # a cycle, freed with conv
     return wrapper
 
 

@@ -44,6 +44,10 @@ class TraceContext:
         self.input_names: dict[int, str] = {}  # input value id -> argument name
         # id(array) -> (array, [const values made of it here]): a captured tensor's uses
         self.constants_of: dict[int, tuple[np.ndarray, list]] = {}
+        # value id of a closed subgraph -> the tensor its replay here made for it
+        # (transforms/graph_vjp.Replay): a custom gradient's grad_fn, called in a
+        # gradient graph, may use the tensors its forward call made
+        self.aliases: dict[int, Tensor] = {}
 
     # -- context management
     def __enter__(self):
@@ -88,7 +92,9 @@ class TraceContext:
         if hit is not None:
             return hit[1]
         if self.parent is None or not self.parent.knows(v):
-
+            alias = self._alias(v)
+            if alias is not None:
+                return self.value_of(alias)
             raise SymbolicTensorError(
                 "a tensor traced in another gc.function (or a finished trace) was used "
                 f"here{source_info.where()}; pass it in as an argument or return it instead "
@@ -118,6 +124,15 @@ class TraceContext:
         if captured is not None:
             captured.append((t, snapshot))
         return snapshot
+
+    def _alias(self, v: ir.Value):
+        ctx = self
+        while ctx is not None:
+            hit = ctx.aliases.get(v.id)
+            if hit is not None:
+                return hit
+            ctx = ctx.parent
+        return None
 
     def knows(self, v: ir.Value) -> bool:
         ctx = self

@@ -32,7 +32,9 @@ from graphc.functions.explain import explain
 from graphc.functions.input_signature import InputSignature
 from graphc.functions.signature import (
     closest_diff,
+    fast_path_key,
     has_unknown_dims,
+    positional_kind,
     relaxable,
     structure_key,
 )
@@ -87,12 +89,8 @@ class Function:
         self.__wrapped__ = python_function
         self._signature = inspect.signature(python_function)
         self._params = [p for p in self._signature.parameters.values()]
-        self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                           for p in self._params)
-        # f(a, b, *rest): a positional call's tensors are its arguments in order
-        self._varargs = bool(self._params) and all(
-            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._params[:-1]
-        ) and self._params[-1].kind == inspect.Parameter.VAR_POSITIONAL
+        self._positional = positional_kind(self._params)  # "simple", "varargs" or None
+        self._simple = self._positional == "simple"
         # exact keys (LRU) and patterns (reduce_retracing / input_signature)
         self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
         self._instances = weakref.WeakKeyDictionary()
@@ -245,13 +243,9 @@ class Function:
         else:
             self._recent.append(False)
         self._last = (key, concrete)
-        fast = None
-        if len(flat_args) == len(self._params) and (self._simple or self._varargs):
-            leaves = (*flat_args[:-1], *flat_args[-1]) if self._varargs else flat_args
-            if all(type(a) is _ndarray or type(a) is Tensor and a._np is not None
-                   for a in leaves):  # the key of each positional argument, in order
-                fast = (key if self._simple else tuple(map(structure_key, leaves)), concrete)
-        self._fast = fast
+        fast = fast_path_key(self._positional, key, flat_args) if len(flat_args) == len(
+            self._params) else None
+        self._fast = None if fast is None else (fast, concrete)
         self._arm_one()
         return concrete
 
@@ -300,8 +294,8 @@ class Function:
 
     # ---------------------------------------------------------------- diagnostics
     def _retrace_reasons(self, key) -> list[str]:
-        return closest_diff([p.name for p in self._params],
-                            self._traces.keys_newest_first(), key)
+        return closest_diff([p.name for p in self._params], self._traces.keys_newest_first(),
+                            key)
 
     def experimental_get_tracing_count(self) -> int:
         """Number of times this function traced (TensorFlow's name)."""
@@ -337,16 +331,13 @@ class Function:
         return sorted(self._traces.concretes(), key=lambda c: c.trace_number)
 
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
-        """Every trace listed as TensorFlow prints them, in the order they were traced
-        (however recently each was used)."""
-        return "\n\n".join(c.pretty_printed_signature(verbose)
-                           for c in self.concrete_functions())
+        """Every trace as TensorFlow prints them, in the order they were traced."""
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self.concrete_functions())
 
     def clear_cache(self):
         self._traces.clear()
         self._count_at_clear = self.tracing_count  # its next trace may make variables
-        self._last = None
-        self._fast = self._one = None
+        self._last = self._fast = self._one = None
         with _registry_lock:
             bound_functions = list(self._instances.values())
         for bound in bound_functions:

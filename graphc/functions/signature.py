@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import inspect
 import weakref
 
 import numpy as np
@@ -259,3 +260,30 @@ def relaxable(keys, key):
             specs = specs_from_pattern(pattern)
             return None if specs is None else (specs, pattern)
     return None
+
+
+def positional_kind(params) -> str | None:
+    """``"simple"``: every parameter positional (``f(a, b)``); ``"varargs"``: positional
+    ones then ``*rest`` (a positional call's tensors are its arguments in order); else
+    None (keywords only or ``**kw``: calls bind through the signature)."""
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if all(p.kind in positional for p in params):
+        return "simple"
+    if params and all(p.kind in positional for p in params[:-1]) and (
+            params[-1].kind == inspect.Parameter.VAR_POSITIONAL):
+        return "varargs"
+    return None
+
+
+def fast_path_key(kind, key, bound) -> tuple | None:
+    """For a call of a ``kind`` function bound to ``bound`` (parameter order) with trace
+    key ``key``: the key of each positional argument in order, when every one is a plain
+    tensor or ndarray (``gc.function``'s cached-call path compares them in place); else
+    None."""
+    if kind is None:
+        return None
+    leaves = (*bound[:-1], *bound[-1]) if kind == "varargs" else bound
+    if not all(type(a) is np.ndarray or type(a) is Tensor and a._np is not None
+               for a in leaves):
+        return None
+    return key if kind == "simple" else tuple(map(structure_key, leaves))

@@ -90,30 +90,41 @@ def format_array(a, summarize=None) -> str:
 
 
 # --------------------------------------------------------------------------- print
-def _print_ref(*arrays, template, sep, end, file):
+def _print_ref(*arrays, template, sep, end, file, summarize=None):
     # sys.stdout is looked up on every call, not at trace time, so redirecting stdout
     # (or pytest's capsys) after tracing still captures the output
     out = sys.stdout if file is None else file
-    out.write(sep.join(render(template, arrays)) + end)
+    if summarize is None:
+        text = render(template, arrays)
+    else:  # tf.print's meaning: the first and last `summarize` of each axis; -1: all
+        edges = dict(threshold=sys.maxsize) if summarize < 0 else dict(
+            threshold=0, edgeitems=summarize)
+        with np.printoptions(**edges):
+            text = render(template, arrays)
+    out.write(sep.join(text) + end)
     return ()
 
 
 PRINT = register(OpDef(
     name="print",
-    attrs={"template": NEST, "sep": STR, "end": STR, "file": one_of(NONE, PYOBJ)},
+    attrs={"template": NEST, "sep": STR, "end": STR, "file": one_of(NONE, PYOBJ),
+           "summarize": OPT_INT},
     infer=lambda *avals, **attrs: (), ref=_print_ref, stateful=True,
     multiple_results=True, extra={"python_side": "gc.print"},
 ))
 
 
-def print_(*values, sep=" ", end="\n", file=None, output_stream=None, name=None) -> None:
+def print_(*values, sep=" ", end="\n", file=None, output_stream=None, summarize=None,
+           name=None) -> None:
     """Print ``values`` on every call, tensors by their run-time value (``tf.print``).
 
     Unlike Python's ``print`` (which runs only while a ``gc.function`` traces), this prints
     each time the function runs, in order with its other effects. It writes to
     ``sys.stdout`` by default (``tf.print`` uses stderr); ``file`` takes any object with a
     ``write`` method (``output_stream``, ``tf.print``'s spelling, is the same; ``name`` is
-    accepted and unused). Works the same eagerly.
+    accepted and unused). ``summarize=k`` prints the first and last ``k`` entries of each
+    axis longer than ``2k`` (``-1``: every entry; ``None``, the default: as NumPy prints
+    arrays, where ``tf.print`` would show 3). Works the same eagerly.
 
     >>> @gc.function
     ... def f(x):
@@ -129,7 +140,8 @@ def print_(*values, sep=" ", end="\n", file=None, output_stream=None, name=None)
         file = output_stream
     inputs: list = []
     template = make_template(values, inputs)
-    bind(PRINT, *inputs, template=template, sep=str(sep), end=str(end), file=file)
+    bind(PRINT, *inputs, template=template, sep=str(sep), end=str(end), file=file,
+         summarize=None if summarize is None else int(summarize))
 
 
 # --------------------------------------------------------------------------- assert

@@ -14,6 +14,7 @@ from graphc.core.shapes import normalize_axis
 from graphc.dtypes import tf_literal
 from graphc.ir.graph import Aval
 from graphc.ops.indexing import _check_int
+from graphc.ops.shape_args import holds_symbolic, pack
 
 
 def _gather_axes(p_ndim, i_ndim, axis, batch_dims):
@@ -148,11 +149,17 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     >>> gc.tensor_scatter_nd_update(gnp.zeros(5), [[1], [3]], [9, 10]).numpy()
     array([ 0.,  9.,  0., 10.,  0.])
     """
-    return bind(TENSOR_SCATTER_ND_UPDATE, _tf_literals(tensor), _tf_literals(indices), updates)
+    return bind(TENSOR_SCATTER_ND_UPDATE, _tf_literals(tensor), _tf_literals(indices),
+                _tf_literals(updates))
 
 
 def _tf_literals(value):
-    """TensorFlow-style names convert Python lists with TensorFlow's dtypes (int32...)."""
+    """TensorFlow-style names convert Python lists with TensorFlow's dtypes (int32...);
+    a list holding traced tensors (``[[i], [i + 1]]``) is packed into one, as TensorFlow
+    packs it."""
+    if isinstance(value, list | tuple) and holds_symbolic(value):
+        from graphc.ops.join import _tf_pack  # deferred: join imports this module's users
+        return pack(value, _tf_pack)
     if isinstance(value, list | tuple | int | float):
         return tf_literal(value)
     return value

@@ -12,6 +12,7 @@ import numpy as np
 from graphc.core.registry import bind
 from graphc.ops import gather, indexing, join, pad_tile
 from graphc.ops import shape as ops
+from graphc.ops.creation import zeros_like
 from graphc.ops.elementwise import _want
 from graphc.ops.reduce import sum as reduce_sum
 from graphc.ops.segment import POSITION, positions, scatter_back, selection
@@ -148,6 +149,21 @@ def setitem_grad(cts, args, outs, key):
     return (gx, gv) + (None,) * len(idx)
 
 
+def getitem_grad(cts, args, outs, key):
+    """``t[key]``: the cotangent scattered back to the picked positions. When ``t``'s
+    shape is known only at run time (a loop's saved stack, cut to its used rows inside a
+    gradient loop) and the key picks each element at most once (slices, ints, new axes,
+    0-d indices), that is ``zeros_like(t)`` with the region set to the cotangent; other
+    keys take the positions route of ``selection``, which needs the shape."""
+    x, *idx = args
+    basic = all(e[0] in ("int", "slice", "newaxis", "ellipsis")
+                or (e[0] == "array" and idx[e[1]].shape == ()) for e in key)
+    if x.shape is None or None not in x.shape or not basic or not _want(x):
+        return _getitem_selection(cts, args, outs, key=key)
+    zero = zeros_like(x)
+    return (bind(indexing.SETITEM, zero, cts[0], *idx, key=key),) + (None,) * len(idx)
+
+
 # --------------------------------------------------------------------------- the rules
 join.CONCATENATE.grad = concatenate_grad
 join.STACK.grad = stack_grad
@@ -160,7 +176,9 @@ ops.BROADCAST_TO.grad = lambda cts, args, outs, **_: (cts[0],)  # the walk sums 
 ops.TRANSPOSE.grad = transpose_grad
 ops.FLIP.grad = flip_grad
 ops.SORT.grad, ops.REPEAT.grad = sort_grad, selection(ops.REPEAT)
-for _op in (indexing.GETITEM, indexing.TAKE, indexing.TAKE_ALONG_AXIS, gather.GATHER):
+for _op in (indexing.TAKE, indexing.TAKE_ALONG_AXIS, gather.GATHER):
     _op.grad = selection(_op)
+_getitem_selection = selection(indexing.GETITEM)
+indexing.GETITEM.grad = getitem_grad
 gather.TENSOR_SCATTER_ND_UPDATE.grad = scatter_grad
 indexing.SETITEM.grad = setitem_grad

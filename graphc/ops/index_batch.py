@@ -1,6 +1,6 @@
 """Batching rules (``OpDef.batch``, for gc.vectorized_map) of ``getitem``, ``take``,
-``take_along_axis`` (graphc/ops/indexing.py) and ``gather`` (gather.py); the end of this
-module attaches them to the ops.
+``take_along_axis`` (graphc/ops/indexing.py), ``gather`` and ``tensor_scatter_nd_update``
+(gather.py); the end of this module attaches them to the ops.
 
 ``getitem`` with a static key (no index tensors) indexes each example when a full slice
 for the batch axis goes in front of it; keys with index tensors are looped over (their
@@ -13,11 +13,14 @@ normalized first, so an out-of-range index still raises)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphc.core.registry import bind
 from graphc.ops import batch_util as bu
 from graphc.ops import elementwise as ew
-from graphc.ops.gather import GATHER
+from graphc.ops.gather import GATHER, TENSOR_SCATTER_ND_UPDATE
 from graphc.ops.indexing import GETITEM, SETITEM, TAKE, TAKE_ALONG_AXIS
+from graphc.ops.join import CONCATENATE
 
 
 def getitem(args, dims, key):
@@ -118,3 +121,23 @@ def gather(args, dims, axis=None, batch_dims=0):
 GETITEM.batch, TAKE.batch, TAKE_ALONG_AXIS.batch = getitem, take, take_along_axis
 SETITEM.batch = setitem
 GATHER.batch = gather
+
+
+def tensor_scatter_nd_update(args, dims):
+    """One scatter into the batched tensor: each example's index rows get its batch
+    index in front (``[b, i...]``), so its updates land in its own slice. Indices of
+    unknown shape or a batch size known only at run time: looped."""
+    size = bu.batch_size(args, dims)
+    if not isinstance(size, int):
+        return NotImplemented
+    t, idx, upd = (bu.with_batch(a, d, size) for a, d in zip(args, dims))
+    shape = tuple(bu.shape_of(idx))
+    if any(s is None for s in shape):
+        return NotImplemented
+    rows = np.arange(size, dtype=idx.dtype).reshape((size,) + (1,) * (len(shape) - 1))
+    rows = np.broadcast_to(rows, shape[:-1] + (1,))
+    idx = bind(CONCATENATE, rows, idx, axis=-1)
+    return bind(TENSOR_SCATTER_ND_UPDATE, t, idx, upd), 0
+
+
+TENSOR_SCATTER_ND_UPDATE.batch = tensor_scatter_nd_update

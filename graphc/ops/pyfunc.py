@@ -225,13 +225,28 @@ PY_FUNCTION = register(OpDef(
 
 
 # --------------------------------------------------------------------------- API
+class NotCallableError(TypeError, ValueError):
+    """``func`` is not callable: a ``TypeError`` (as TensorFlow's ``numpy_function``
+    raises) that is also the ``ValueError`` of TensorFlow's ``py_function``."""
+
+
+def _tout_dtype(kind, d) -> np.dtype:
+    """``d`` as a dtype tensors can hold (numbers and booleans), else ``TypeError``: NumPy
+    reads some non-dtypes (``{}``, ``[]``) as an empty record dtype."""
+    dtype = as_dtype(d)
+    if dtype is None or dtype.kind not in "biufc":
+        raise TypeError(f"{kind}: cannot convert Tout entry {d!r} to a tensor dtype; use "
+                        "e.g. gc.float32")
+    return dtype
+
+
 def _call(op, kind, func, inp, Tout, name):
     if not callable(func):
-        raise TypeError(f"{kind}: func must be callable, got {type(func).__name__}")
+        raise NotCallableError(f"{kind}: func must be callable, got {type(func).__name__}")
     if isinstance(inp, Tensor | np.ndarray) or hasattr(inp, "_graphc_tensor_"):
         inp = [inp]
     single = not isinstance(Tout, list | tuple)
-    dtypes = [as_dtype(Tout)] if single else [as_dtype(d) for d in Tout]
+    dtypes = [_tout_dtype(kind, d) for d in ([Tout] if single else Tout)]
     name = name or getattr(func, "__name__", None) or _fn_name(func)
     attrs = dict(func=FunctionRef(func), Tout=tuple(dtypes), single=single, kind=kind,
                  name=name)

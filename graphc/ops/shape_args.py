@@ -60,14 +60,26 @@ def _producer(value):
     return None
 
 
+def _captured_from(value):
+    """The value of an enclosing trace context that ``value`` (an input of a ``cond``
+    branch or loop body being traced) captures, else ``None``: the same in every
+    iteration, so known when it is."""
+    for ctx in reversed(trace.local.stack):
+        for outer, inner in ctx.captures.values():
+            if inner is value:
+                return outer
+    return None
+
+
 def _evaluate(value, depth):
     """``value``'s array if it can be computed while tracing, else ``None``."""
     aval = value.aval
     if aval.shape is None or None in aval.shape or int(np.prod(aval.shape)) > _EVAL_SIZE:
         return None
     hit = _producer(value)
-    if hit is None:
-        return None
+    if hit is None:  # a branch's or loop body's input: the enclosing value it captures
+        outer = _captured_from(value)
+        return None if outer is None else _evaluate(outer, depth + 1)
     node, index = hit
     op = node.op
     if op.name == "const":

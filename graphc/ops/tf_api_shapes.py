@@ -151,11 +151,18 @@ def roll(input, shift, axis, name=None):  # noqa: A002
             raise InvalidArgumentError("roll: shift and axis must have the same size")
         axes = [_axis(a, nd, "roll") for a in axes]
         return _np_roll(x, tuple(shifts), tuple(axes))
-    if np.ndim(axes) and len(axes) != 1:
-        return _np_roll(x, [tensor(shift)[i] for i in range(len(axes))],
-                        tuple(_axis(a, nd, "roll") for a in axes))
-    s = tensor(shift)
-    return _np_roll(x, s.reshape(()) if s.shape != () else s, _axis(axes[0], nd, "roll"))
+    # a traced shift: one roll per axis (those of a repeated axis add up); a list of
+    # numbers and traced 0-d tensors is taken entry by entry, as TensorFlow packs it
+    pieces = list(shift) if isinstance(shift, list | tuple) else None
+    if pieces is None:
+        s = tensor(shift)
+        pieces = [s.reshape(())] if s.shape in ((), (1,)) else \
+            [s[i] for i in range(len(axes))]
+    if len(pieces) != len(axes):
+        raise InvalidArgumentError("roll: shift and axis must have the same size")
+    for piece, a in zip(pieces, axes):
+        x = _np_roll(x, piece, _axis(a, nd, "roll"))
+    return x
 
 
 # --------------------------------------------------------------------------- slices

@@ -115,7 +115,22 @@ def _trace_example(fn, leaves, treedef):
         flat, out_td = nest.flatten(out)
         outputs = [to_value(ctx, leaf) for leaf in flat]
     captured = [(inner, _symbolic(outer)) for outer, inner in ctx.captures.values()]
-    return _Example(ctx.inputs, ctx.nodes, outputs, out_td), captured
+    # an eager tensor fn read became constants of its snapshot: the walk uses the tensor
+    # itself, so a GradientTape around the call sees its uses
+    live = _eager_constants(ctx)
+    captured += list(live.items())
+    nodes = [n for n in ctx.nodes if not (n.op.name == "const" and n.outputs[0] in live)]
+    return _Example(ctx.inputs, nodes, outputs, out_td), captured
+
+
+def _eager_constants(ctx) -> dict:
+    """The const values of ``ctx`` made from eager tensors' snapshots -> those tensors."""
+    root = ctx
+    while root.parent is not None:
+        root = root.parent
+    tensors = {id(snap): t for t, snap in root.__dict__.get("snapshots", {}).values()}
+    return {v: tensors[key] for key, (snap, values) in ctx.constants_of.items()
+            if key in tensors for v in values}
 
 
 def _walk_node(node, env, size, leaves, looped) -> None:

@@ -16,12 +16,13 @@ from graphc import nest
 from graphc.core import trace
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.ops import state
+from graphc.ops.control.trace import NOTES
 from graphc.ops.creation import zeros_like
 from graphc.transforms import autodiff, recording
 from graphc.transforms.graph_vjp import variables_read
 from graphc.variables import Variable
 
-_NOTES = "_custom_gradient_records"   # TraceContext attribute: [(node position, record)]
+_NOTES = NOTES   # TraceContext attribute: [(node position, record, first)]
 
 
 class _NodeRecord:

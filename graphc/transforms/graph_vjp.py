@@ -30,6 +30,7 @@ from graphc.core import trace
 from graphc.core.registry import NOT_DIFFERENTIABLE
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.numpy import asarray
+from graphc.ops.control.trace import CLOSED_NOTES
 from graphc.ops.creation import zeros_like
 from graphc.transforms.autodiff import differentiable, inner_reads, unbroadcast
 
@@ -55,6 +56,7 @@ class Replay:
                                 src=node.src, effectful=effectful)
             for o, v in zip(data_out, outs):
                 self.env[o.id] = _symbolic(v)
+        ctx.aliases.update((k, t) for k, t in self.env.items() if isinstance(t, Tensor))
 
     def outputs(self) -> list:
         return [self.env[v.id] for v in self.graph.outputs]
@@ -84,8 +86,14 @@ def vjp(graph, args, cts, wanted, variables=None) -> list:
     for v, ct in zip(graph.outputs, cts):
         if ct is not None and _carries(v):
             _add(acc, v, ct)
+    custom = _custom_calls(graph)
     for node in reversed(graph.nodes):
         data_out = [o for o in node.outputs if not o.aval.is_token]
+        call = custom.pop(data_out[0].id, None) if data_out else None
+        if call is not None:  # a custom-gradient call's result: its rule, not the body's
+            _apply_custom(call, acc, replay)
+        if data_out and data_out[0].id in custom.get("results", ()):
+            continue
         outs = [acc.pop(o.id, None) for o in data_out]
         if all(g is None for g in outs):
             continue
@@ -117,6 +125,44 @@ def vjp(graph, args, cts, wanted, variables=None) -> list:
                 add_variable(variables, ref, g)
     return [acc.get(graph.inputs[i].id) if _carries(graph.inputs[i]) else None
             for i in wanted]
+
+
+def _custom_calls(graph) -> dict:
+    """The ``@gc.custom_gradient`` calls traced into ``graph`` (``CLOSED_NOTES``), keyed
+    by the id of the last of the identity values holding a call's results (the reverse
+    walk meets it first); ``"results"`` holds every such value's id: the walk passes
+    their cotangents to the call's rule, never to the body's own ops."""
+    noted = CLOSED_NOTES.get(graph)
+    if noted is None:
+        return {}
+    notes, inner = noted
+    out: dict = {"results": set()}
+    for _, record, _ in notes:
+        outs = [t._sym.id for t in record.outputs]
+        args = [None if a._sym is None else inner.get(a._sym.id, a._sym.id)
+                for a in record.args]
+        if outs:
+            out[outs[-1]] = (record, args, outs)
+            out["results"].update(outs)
+    return out
+
+
+def _apply_custom(call, acc, replay) -> None:
+    """Run a custom-gradient call's rule on its results' cotangents (zeros for those
+    that got none), adding what it gives to the call's arguments."""
+    record, args, outs = call
+    cts = [acc.pop(i, None) for i in outs]
+    if all(c is None for c in cts):
+        return
+    out_t = [replay.env[i] for i in outs]
+    cts = [zeros_like(o) if c is None else c for c, o in zip(cts, out_t)]
+    args_t = [replay.env.get(i, a) if i is not None else a for i, a in zip(args, record.args)]
+    grads = record.op.grad(cts, tuple(args_t), tuple(out_t))
+    for i, a, g in zip(args, args_t, grads):
+        if g is not None and i in replay.env and differentiable(a):
+            prev = acc.get(i)
+            g = unbroadcast(g, _as_tensor(a))
+            acc[i] = g if prev is None else prev + g
 
 
 def add_variable(variables, ref, g) -> None:

@@ -192,8 +192,8 @@ def test_cond_structure_mismatch():
     def f(x):
         return control.cond(x > 0, lambda: (x, x), lambda: x)
 
-    with pytest.raises(AutographError, match=r"true_fn returns a tuple of 2 but the false_fn "
-                                             r"returns i32\[\] tensor"):
+    with pytest.raises(AutographError, match=r"true_fn returns a tuple of 2 \(t, t\) but "
+                                             r"the false_fn returns i32\[\] tensor"):
         f(gc.constant(1))
 
 

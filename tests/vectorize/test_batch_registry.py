@@ -143,3 +143,11 @@ def _control_samples():
 
 
 CONTROL = _control_samples()  # the op registry's samples of these live elsewhere
+# indices that stay in range when _examples flips them (the registry's samples do not)
+CONTROL["tensor_scatter_nd_update"] = [
+    ([np.arange(5, dtype=np.float32), np.array([[1], [3]]), np.array([9, 10], np.float32)],
+     {}),
+    ([np.arange(6).reshape(2, 3), np.array([[0, 1], [1, 0]]), np.array([7, 8])], {}),
+    ([np.zeros((3, 2), np.int32), np.array([[2], [0]], np.int32),
+      np.array([[1, 2], [3, 4]], np.int32)], {}),
+]

@@ -20,13 +20,16 @@ from graphc import nest, source_info
 from graphc.core import hooks, trace
 from graphc.core.attr_types import GRAPH, GRAPHS
 from graphc.core.interpreter import run_graph
-from graphc.core.registry import OpDef, register
+from graphc.core.registry import OpDef, bind, register
+from graphc.core.tensor import Tensor
 from graphc.errors import AutographError
 from graphc.ir import graph as ir
 from graphc.ops.blocks import BRANCH, LOOP
 from graphc.ops.control.loop import stage_loop
 from graphc.ops.control.trace import Site, scalar_bool, stage_branches
 from graphc.ops.control.values import is_symbolic, join_shapes
+from graphc.ops.elementwise import STOP_GRADIENT
+from graphc.ops.tensor_array.array import unshaped_to_shaped
 from graphc.ops.tf_elementwise import logical_and
 
 
@@ -119,7 +122,7 @@ def _where_text() -> str:
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``, as a graph ``cond`` when ``pred`` is
     symbolic (``tf.cond``). Both functions must return the same structure; Python
-    numbers take the dtype of the other branch's tensor.
+    numbers take the dtype of the other branch's tensor; a ``gc.Variable`` is read.
 
     >>> gc.cond(x > 0, lambda: x, lambda: 0)          # doctest: +SKIP
     """
@@ -130,7 +133,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         return true_fn() if _truth(pred) else false_fn()
     site = Site(f"gc.cond{_where_text()}", ["true_fn", "false_fn"])
     pv = scalar_bool(trace.current(), pred, "gc.cond: pred")
-    return stage_branches(COND, pv, [true_fn, false_fn],
+    return stage_branches(COND, pv, [_reading(true_fn), _reading(false_fn)],
                           lambda g: {"true_fn": g[0], "false_fn": g[1]}, site)
 
 
@@ -152,7 +155,21 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
                         f"{branch_index.aval}{source_info.where()}")
     site = Site(f"gc.switch_case{_where_text()}", [f"branch {k}" for k in range(len(fns))])
     iv = trace.current().value_of(branch_index)
-    return stage_branches(SWITCH_CASE, iv, fns, lambda g: {"branches": tuple(g)}, site)
+    return stage_branches(SWITCH_CASE, iv, [_reading(f) for f in fns],
+                          lambda g: {"branches": tuple(g)}, site)
+
+
+def _reading(fn):
+    """``fn`` whose results' ``gc.Variable`` leaves are read, as a traced TensorFlow
+    branch returns a variable's value (a branch returning a variable was an error)."""
+    def branch():
+        return nest.map_structure(_read_variable, fn())
+    return branch
+
+
+def _read_variable(x):
+    as_tensor = getattr(x, "_graphc_tensor_", None)
+    return x if as_tensor is None or isinstance(x, Tensor) else as_tensor()
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
@@ -162,6 +179,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     ``loop_vars`` is a list/tuple (unpacked into the calls) or a single value or nest.
     While tracing it is one ``while_loop`` node: loop variables keep their dtype, dims
     that change are relaxed to ``None``. ``maximum_iterations`` bounds the trip count.
+    A ``gc.TensorArray`` loop variable without an element shape gets its buffer from the
+    body's first write. ``back_prop=False`` stops gradients at the results, as in
+    TensorFlow.
 
     >>> gc.while_loop(lambda i, s: i < 10, lambda i, s: (i + 1, s + i), [0, 0])  # doctest: +SKIP
     """
@@ -177,6 +197,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return list(out)
 
     def repack(vals):
+        if not back_prop:
+            vals = [nest.map_structure(_stopped, v) for v in vals]
         return type(loop_vars)(vals) if seq else vals[0]
 
     if not trace.active():
@@ -184,11 +206,48 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         treedef = nest.flatten(packed)[1]
         while (maximum_iterations is None or i < maximum_iterations) and _truth(cond(*vals)):
             vals, i = step(vals), i + 1
+            if nest.flatten(vals)[1] != treedef:
+                makers = _buffer_makers(packed, vals)
+                packed = [makers[j]() if j in makers else v for j, v in enumerate(packed)]
+                treedef = nest.flatten(packed)[1]
             if nest.flatten(vals)[1] != treedef:  # as traced (ValueError, as TensorFlow)
                 raise AutographError(
                     f"gc.while_loop{_where_text()}: body returned {vals!r:.80}, whose "
                     f"structure differs from loop_vars {packed!r:.80}")
         return repack(vals)
+    while True:
+        try:
+            return repack(_stage_while(cond, step, packed, maximum_iterations))
+        except _Unshaped as unshaped:  # made before the loop, in the enclosing trace
+            packed = [unshaped.makers[j]() if j in unshaped.makers else v
+                      for j, v in enumerate(packed)]
+
+
+class _Unshaped(Exception):
+    """The body gave loop variables ``makers`` (TensorArrays without a buffer before the
+    loop) their first elements: stage again with buffers made by ``makers[j]()``."""
+
+    def __init__(self, makers):
+        super().__init__()
+        self.makers = makers
+
+
+def _buffer_makers(before, after) -> dict:
+    makers = {}
+    for j, (b, a) in enumerate(zip(before, after)):
+        make = unshaped_to_shaped(b, a)
+        if make is not None:
+            makers[j] = make
+    return makers
+
+
+def _stopped(x):
+    return bind(STOP_GRADIENT, x) if isinstance(x, Tensor) else x
+
+
+def _stage_while(cond, step, packed, maximum_iterations) -> list:
+    """The traced form of ``while_loop``: one ``while_loop`` node; returns the loop
+    variables after it, as a list like ``packed``."""
     leaves, treedef = nest.flatten(packed)
     counted = maximum_iterations is not None
 
@@ -203,6 +262,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         out = step(nest.unflatten(treedef, flat[1:] if counted else flat))
         out_leaves, out_td = nest.flatten(out)
         if out_td != treedef:
+            makers = _buffer_makers(packed, out)
+            if makers:
+                raise _Unshaped(makers)
             raise AutographError(
                 f"gc.while_loop{_where_text()}: body returned {out!r:.80}, whose structure "
                 f"differs from loop_vars {packed!r:.80}")
@@ -213,7 +275,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if counted:
         site.leaf_name = lambda i: "the iteration counter" if i == 0 else f"loop variable {i-1}"
     final = stage_loop(WHILE_LOOP, cond_fn, body_fn, init, site)
-    return repack(nest.unflatten(treedef, final[1:] if counted else final))
+    return nest.unflatten(treedef, final[1:] if counted else final)
 
 
 def _truth(pred) -> bool:

@@ -166,7 +166,8 @@ def _stacks(body, n) -> set:
     saved per iteration: the body's output ``j`` is an op that updates its operand 0 (it
     declares ``extra["updates_operand0"]``: its result is that operand with some rows
     replaced, and its gradient reads nothing of it but its shape) applied to its input
-    ``j``, which nothing else in the body reads. A saving loop's stack (a second
+    ``j`` (or to such an update of it, and so on: two writes in one iteration), which
+    nothing else in the body reads. A saving loop's stack (a second
     derivative) and a TensorArray only written in the loop are such variables; a growing
     one could not be saved densely, and saving a fixed one would copy it every iteration.
     """
@@ -181,9 +182,15 @@ def _stacks(body, n) -> set:
     for j in range(n):
         node, k = made.get(body.outputs[j].id, (None, None))
         x = body.inputs[j]
-        if node is not None and k == 0 and node.op.extra.get("updates_operand0") \
-                and node.inputs[0] is x and readers.get(x.id) == 1:
-            out.add(j)
+        while node is not None and k == 0 and node.op.extra.get("updates_operand0"):
+            src = node.inputs[0]  # a chain of updates (two writes in one iteration)
+            if src is x:
+                if readers.get(x.id) == 1:
+                    out.add(j)
+                break
+            if readers.get(src.id) != 1:
+                break
+            node, k = made.get(src.id, (None, None))
     return out
 
 

@@ -13,6 +13,8 @@ meet) and raise errors that name the branch or variable, the dtypes and the shap
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from graphc import nest, source_info
@@ -20,7 +22,7 @@ from graphc.core import hooks, mutation, trace, weak
 from graphc.core.registry import bind
 from graphc.core.tensor import Tensor, _symbolic
 from graphc.dtypes import numpy_literal
-from graphc.errors import AutographError
+from graphc.errors import AutographError, AutographStructureError
 from graphc.ir import graph as ir
 from graphc.ir.printer import has_effects
 from graphc.ops import elementwise as ew
@@ -34,6 +36,7 @@ from graphc.ops.control.values import (
     _shape_text,
     describe,
 )
+from graphc.ops.shape import reshape
 from graphc.ops.tensor_array.array import shape_branch_results
 
 _SLOT = object()  # marks an output leaf that the node produces
@@ -77,7 +80,19 @@ def close(ctxs, n_args: int, outputs):
             extra.append(hit[1] if hit is not None else ir.Value(outer.aval))
         graphs.append(ir.Graph(ctx.inputs[:n_args] + extra, ctx.nodes, outs, name=ctx.name,
                                token_in=ctx.token_in, token_out=ctx.token))
+        notes = ctx.__dict__.get(NOTES)
+        if notes:
+            CLOSED_NOTES[graphs[-1]] = (notes, {k: inner.id for k, (_, inner)
+                                                in ctx.captures.items()})
     return graphs, list(order.values())
+
+
+# The custom-gradient records a trace context noted (TraceContext attribute NOTES:
+# transforms/graph_gradients.note_record) outlive it with the graph closed from it:
+# graph -> (notes, {captured outer value id: its input's id}), so the gradient of a
+# branch or loop body applies them (transforms/graph_vjp.vjp).
+NOTES = "_custom_gradient_records"
+CLOSED_NOTES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def add_control_node(op, inputs, attrs, avals, graphs):
@@ -241,7 +256,7 @@ def _flatten_results(results, site):
     flat, treedefs = zip(*(nest.flatten(r) for r in results))
     for k in range(1, len(results)):
         if treedefs[k] != treedefs[0] or len(flat[k]) != len(flat[0]):
-            raise AutographError(
+            raise AutographStructureError(
                 f"{site.construct}: the {site.labels[0]} returns "
                 f"{_structure(results[0])} but the {site.labels[k]} returns "
                 f"{_structure(results[k])}; every branch must return the same structure"
@@ -251,18 +266,32 @@ def _flatten_results(results, site):
 
 def _structure(x) -> str:
     if isinstance(x, list | tuple):
-        return f"a {type(x).__name__} of {len(x)}"
+        return f"a {type(x).__name__} of {len(x)} {_outline(x)}"
     if isinstance(x, dict):
         return f"a dict with keys {sorted(x, key=repr)}"
     return describe(x)
 
 
+def _outline(x) -> str:
+    """A nest's shape in brackets, its leaves as ``t`` (a tensor) or a type name:
+    ``((t,), t)``."""
+    if isinstance(x, list | tuple):
+        inner = ", ".join(_outline(e) for e in x) + ("," if len(x) == 1 else "")
+        return f"[{inner}]" if isinstance(x, list) else f"({inner})"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_outline(v)}" for k, v in x.items()) + "}"
+    return "t" if _is_tensorish(x) else type(x).__name__
+
+
 def scalar_bool(ctx, x, what: str) -> ir.Value:
     """A predicate as a scalar bool value of ``ctx`` (truthiness for numbers); ``ctx``
-    must be the active trace context."""
+    must be the active trace context. A predicate of one element (shape ``(1, 1)``) is
+    taken as its element, as TensorFlow and NumPy's truthiness take it."""
     if not isinstance(x, Tensor):
         return ctx.constant(np.asarray(bool(x)))
     shape = x.shape
+    if shape is not None and len(shape) and all(d == 1 for d in shape):
+        x, shape = reshape(x, ()), ()
     if shape is None or len(shape) != 0:
         raise AutographError(
             f"{what} must be a scalar (shape ()), got shape {_shape_text(shape)}"
