@@ -126,6 +126,7 @@ SCALAR_OVERRIDES = {
     "tanh": lambda ins, out, attrs: _vmath("tanh", out, "math.tanh({0})"),
     "sin": lambda ins, out, attrs: _vmath("sin", out, "math.sin({0})"),
     "cos": lambda ins, out, attrs: _vmath("cos", out, "math.cos({0})"),
+    "erf": lambda ins, out, attrs: _erf_template(out),
     "sigmoid": lambda ins, out, attrs: _vmath("sigmoid", out,
                                               "(1.0 / (1.0 + math.exp(-{0})))"),
     "softplus": lambda ins, out, attrs: _vmath("softplus", out, _softplus_template(out)),
@@ -179,6 +180,14 @@ def _vmath(name, out, fallback):
     if out == np.float64:
         return f"V.{name}_f64({{0}})"
     return fallback
+
+def _erf_template(out):
+    """V's erf takes its own float type; the op's template (``math.erf(float(x))``) takes
+    any real input, so integer inputs are converted first."""
+    if out in (np.float32, np.float64):
+        return f"V.erf_{'f32' if out == np.float32 else 'f64'}({np_type(out)}({{0}}))"
+    return "math.erf(float({0}))"
+
 
 def _round_template(out, decimals):
     if out.kind != "f":

@@ -89,3 +89,17 @@ def test_numpy_error_state_is_the_callers_before_during_and_after():
         warnings.simplefilter("error")
         assert np.isneginf(np.asarray(f(np.array([0.0])))[0])
     assert (np.geterr(), np.geterrcall()) == before
+
+
+def test_generated_plan_frames_stay_out_of_the_users_traceback():
+    import traceback
+
+    @gc.function(backend="numpy")
+    def f(x):
+        return gc.gather(x * 2.0, [5])  # out of range: raises while the plan runs
+
+    with pytest.raises(InvalidArgumentError) as info:
+        f(np.arange(3.0))
+    files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
+    assert files and all("<interpreter plan>" not in name for name in files)
+    assert "gather" in str(info.value)

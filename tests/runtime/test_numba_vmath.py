@@ -11,6 +11,7 @@ double for float64), and NumPy's own ufunc. Bounds are the measured maxima (docs
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -48,6 +49,10 @@ CASES = {
             (2.0 ** -27, 6381956970095103 * 2.0 ** 797, 3.141592653589793, 1e22), 1, 1, 2, 1),
     "cos": ((-100, 100), (-100, 100), (2.0 ** -12, 3.4e38, 1.5707964, 1e7),
             (2.0 ** -27, 6381956970095103 * 2.0 ** 797, 1.5707963267948966, 1e22), 1, 1, 2, 8),
+    # float64 against libm's erf (correctly rounded in recent glibc; fdlibm's, < 1 ULP,
+    # before), against SciPy's (3 ULP off libm's itself); the range switches of fdlibm
+    "erf": ((-7, 7), (-7, 7), (0.84375, 1.25, 6.0, 2.857141, 2.0 ** -14),
+            (0.84375, 1.25, 6.0, 2.857141494750976562, 2.0 ** -28, 2.0 ** -1015), 1, 1, 1, 3),
 }
 
 
@@ -95,6 +100,12 @@ def reference(name, x, wide):
             return (1 / (1 + np.exp(-x.astype(wide)))).astype(x.dtype)
         if name == "softplus":
             return np.logaddexp(0, x.astype(wide)).astype(x.dtype)
+        if name == "erf":  # truth: libm's float64 erf, rounded; "NumPy's": SciPy's
+            if wide == x.dtype:
+                from scipy import special
+                return special.erf(x).astype(x.dtype)
+            return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(
+                x.dtype)
         return getattr(np, name)(x.astype(wide)).astype(x.dtype)
 
 
