@@ -104,8 +104,20 @@ def _expand_dims_infer(x, axis):
     return Aval(tuple(1 if i in axes else next(it) for i in range(n)), x.dtype)
 
 
+def _expand_dims_ref(x, axis):
+    """``np.expand_dims`` (its errors for bad axes), as one reshape: NumPy's own call costs
+    ~3 us of axis normalization, more than the reshape on the interpreter's hot path."""
+    x = np.asarray(x)
+    n = x.ndim + len(axis)
+    axes = {a + n if a < 0 else a for a in axis}
+    if len(axes) != len(axis) or not all(0 <= a < n for a in axes):
+        return np.expand_dims(x, axis)
+    it = iter(x.shape)
+    return x.reshape(tuple(1 if i in axes else next(it) for i in range(n)))
+
+
 EXPAND_DIMS = register(OpDef(name="expand_dims", attrs={"axis": INTS}, infer=_expand_dims_infer,
-                             ref=lambda x, axis: np.expand_dims(x, axis), blocks=NEW_AXES))
+                             ref=_expand_dims_ref, blocks=NEW_AXES))
 
 
 def _squeeze_infer(x, axis=None):
