@@ -28,6 +28,7 @@ from graphc.functions import (
     concrete_call,
     outputs,
     placement,
+    structured_signature,
     variable_aliasing,
     write_back,
 )
@@ -80,22 +81,21 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
     structured = []
     call_args = []
     with ctx:
-        for name, arg in zip(names, args):
+        for name, param, arg in zip(names, params, args):
             leaves, td = nest.flatten(arg)
             specs, symbols = [], []
+            default_names = structured_signature.leaf_names(param, arg)
             for i, leaf in enumerate(leaves):
                 if isinstance(leaf, Variable):
                     v = argument_input(ctx, leaf)
                     input_names[v.id] = name if td is None else f"{name} (leaf {i})"
-                    specs.append(VariableSpec.from_variable(
-                        leaf, name=name if len(leaves) == 1 else f"{name}_{i}"))
+                    specs.append(VariableSpec.from_variable(leaf, name=default_names[i]))
                     symbols.append(leaf)  # the body uses the variable; reads go via v
                 elif _is_tensor_leaf(leaf):
                     if isinstance(leaf, np.ndarray):
                         check_array_argument(function, name, leaf)
                     own = leaf.name if isinstance(leaf, TensorSpec) else None
-                    spec = TensorSpec(leaf.shape, leaf.dtype, name=own or (
-                        name if len(leaves) == 1 else f"{name}_{i}"))
+                    spec = TensorSpec(leaf.shape, leaf.dtype, name=own or default_names[i])
                     v = ctx.new_input(ir.Aval(spec.shape, spec.dtype))
                     input_names[v.id] = name if td is None else f"{name} (leaf {i})"
                     specs.append(spec)
@@ -125,6 +125,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
         values += [ctx.value_of(t) for _, t in writes]
     graph = ctx.finish(values)
     concrete = ConcreteFunction(function, graph, names, tuple(structured), out_td, template)
+    concrete._params = params  # how structured_input_signature lays them out
     if writes:
         concrete._writes = tuple(k for k, _ in writes)
         concrete._single = False  # the extra outputs: no one-tensor fast path
@@ -224,8 +225,10 @@ class ConcreteFunction:
 
     @property
     def structured_input_signature(self):
-        """``(args, kwargs)`` with ``gc.TensorSpec`` for tensors, Python values as given."""
-        return self._structured, {}
+        """``(args, kwargs)`` with ``gc.TensorSpec`` for tensors, Python values as given
+        (``*args`` spread into ``args``; keyword-only and ``**kwargs`` in ``kwargs``)."""
+        return structured_signature.args_and_kwargs(getattr(self, "_params", None),
+                                                    self._structured)
 
     @property
     def structured_outputs(self):

@@ -15,7 +15,9 @@ arguments are converted to them (TensorFlow 2.21's rules).
 * In a nested call, a traced value whose shape is less known than its spec's (an
   unknown dim or rank) is accepted and takes the spec's shape, as in TensorFlow.
 * An uncovered parameter keeps its default: passing any other value raises
-  ``TypeError`` (TensorFlow fixes it to the default as a constant of the trace).
+  ``TypeError`` (TensorFlow fixes it to the default as a constant of the trace). A
+  Python number or string equal to the default (``3.0`` or ``True`` for ``1``) is
+  accepted and the function sees the default itself, as TensorFlow casts it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from graphc.functions.signature import structure_key
 from graphc.ops import shape as shape_ops
 
 _EMPTY = inspect.Parameter.empty
+_LITERALS = (bool, int, float, complex, str)  # Python values a default may equal
 
 
 class InputSignature:
@@ -75,7 +78,9 @@ class InputSignature:
                 continue
             if i < self.end:
                 out[i] = _to_spec(p.name, "", self.param_specs[i - self.first], value)
-            elif not _is_default(p, value):
+            elif _is_default(p, value):
+                out[i] = value if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) else p.default
+            else:
                 given = f"{type(value).__name__} {value!r:.60}"
                 raise TypeError(
                     f"{self.fn_name}: argument {p.name!r} is not in the input_signature, "
@@ -96,6 +101,8 @@ def _is_default(p, value) -> bool:
         return value == ()
     if p.kind == p.VAR_KEYWORD:
         return value == {}
+    if type(value) in _LITERALS and type(p.default) in _LITERALS:
+        return value == p.default  # 3.0 for 3, True for 1: the default (TensorFlow's Literal)
     return value is p.default or structure_key(value) == structure_key(p.default)
 
 

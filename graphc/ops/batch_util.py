@@ -62,7 +62,12 @@ def with_batch(x, d, size):
     examples (an int or an integer scalar tensor)."""
     if d is not None:
         return to_front(x, d)
-    return broadcast_to(bind_expand(x, 0), (size,) + tuple(shape_of(x)))
+    shape = tuple(shape_of(x))
+    if None in shape:  # dims unknown while tracing: read when the graph runs
+        dyn = bind(SHAPE, x, out_type=np.dtype(np.int64))
+        shape = tuple(bind(GETITEM, dyn, key=(("int", k),)) if s is None else s
+                      for k, s in enumerate(shape))
+    return broadcast_to(bind_expand(x, 0), (size,) + shape)
 
 
 def bind_expand(x, *axes):

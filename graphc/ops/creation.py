@@ -366,3 +366,24 @@ for _op in (CONST, FULL_LIKE, EYE, ARANGE, RANGE, LINSPACE):
 
 # batching (gc.vectorized_map): identity is elementwise, and gets the shared rule with
 # the elementwise ops (graphc/ops/elementwise_batch.py)
+
+
+
+def _full_batch(args, dims, shape, dtype):
+    """``full`` of a per-example value (``gc.fill(dims, i)``): the values, one per
+    example, broadcast over the static shape. A shape read at run time: looped."""
+    from graphc.ops import batch_util as bu  # deferred: batch_util imports shape ops
+    from graphc.ops.shape import broadcast_to
+    if len(args) > 1 or dims[0] is None or None in shape:
+        return NotImplemented
+    value = bu.to_front(args[0], dims[0])
+    size = bu.shape_of(value)[0]
+    if size is None or bu.example_rank(value, 0):
+        return NotImplemented
+    value = reshape(value, (size,) + (1,) * len(shape)).astype(dtype)
+    return broadcast_to(value, (size,) + tuple(shape)), 0
+
+
+# full_like keeps only x's shape and dtype: the same op on the batched x
+FULL.batch = _full_batch
+FULL_LIKE.batch = lambda args, dims, **attrs: (bind(FULL_LIKE, *args, **attrs), dims[0])

@@ -11,10 +11,11 @@ from graphc import source_info
 from graphc.core.attr_types import AXIS, INT
 from graphc.core.registry import NOT_DIFFERENTIABLE, OpDef, bind, register
 from graphc.core.shapes import normalize_axis
+from graphc.core.tensor import Tensor
 from graphc.dtypes import tf_literal
 from graphc.ir.graph import Aval
 from graphc.ops.indexing import _check_int
-from graphc.ops.shape_args import holds_symbolic, pack
+from graphc.ops.shape_args import holds_symbolic, pack, static_value
 
 
 def _gather_axes(p_ndim, i_ndim, axis, batch_dims):
@@ -80,8 +81,20 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     """
     params, indices = _tf_literals(params), _tf_literals(indices)
     # Spell out the default so equal gathers get equal attrs (one CSE/kernel key).
-    return bind(GATHER, params, indices, axis=batch_dims if axis is None else axis,
+    return bind(GATHER, params, indices, axis=batch_dims if axis is None else _axis(axis),
                 batch_dims=batch_dims)
+
+
+def _axis(axis):
+    """A 0-d integer tensor ``axis`` (TensorFlow takes one) as its value, which must be
+    known while tracing (an eager tensor, or one computed from constants)."""
+    if not isinstance(axis, Tensor):
+        return axis
+    known = static_value(axis)
+    if known is None or np.ndim(known) or np.asarray(known).dtype.kind not in "iu":
+        raise TypeError(f"gather: axis must be an int or a 0-d integer tensor known while "
+                        f"tracing, got {axis!r:.80}{source_info.where()}")
+    return int(known)
 
 
 # --------------------------------------------------------------------------- scatter

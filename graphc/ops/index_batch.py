@@ -106,14 +106,17 @@ def gather(args, dims, axis=None, batch_dims=0):
         return NotImplemented
     bd = batch_dims + m if batch_dims < 0 else batch_dims
     ax = (bd if axis is None else axis) % n
-    if dp is None:  # indices alone: a leading batch dim of the indices, no batch_dims
-        if bd:
+    if bd and None in (dp, di):  # batch_dims > 0, one operand shared: broadcast it
+        shared = p if dp is None else idx
+        if None in bu.shape_of(shared):
             return NotImplemented
+        size = bu.batch_size(args, dims)
+        p, idx = (bu.with_batch(a, d, size) for a, d in zip(args, dims))
+        return bind(GATHER, p, idx, axis=ax + 1, batch_dims=bd + 1), 0
+    if dp is None:  # indices alone: a leading batch dim of the indices, no batch_dims
         return bind(GATHER, p, idx, axis=ax, batch_dims=0), ax + di
     p = bu.to_front(p, dp)
     if di is None:
-        if bd:
-            return NotImplemented
         return bind(GATHER, p, idx, axis=ax + 1, batch_dims=0), 0
     return bind(GATHER, p, bu.to_front(idx, di), axis=ax + 1, batch_dims=bd + 1), 0
 

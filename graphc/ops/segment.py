@@ -8,6 +8,8 @@ Duplicate ids add up, in the order of the flattened ids (so compiled and interpr
 results agree bit for bit); a negative id drops its row (TensorFlow's rule), an id at or
 past ``num_segments`` is an error.
 
+A batching rule (gc.vectorized_map) makes one sum of a batch (see ``_batch``).
+
 The gradient helpers below turn any *selection* (an op whose every output element is a
 copy of one input element, or a constant: indexing, take, gather, tile, repeat, pad,
 sort...) into its gradient without a rule of its own: the op is applied once more to the
@@ -22,10 +24,11 @@ import numpy as np
 from graphc.core.attr_types import INT
 from graphc.core.registry import OpDef, bind, register
 from graphc.ir.graph import Aval
+from graphc.ops import batch_util as bu
 from graphc.ops.creation import arange
 from graphc.ops.elementwise import _want
 from graphc.ops.indexing import take
-from graphc.ops.shape import reshape
+from graphc.ops.shape import TRANSPOSE, reshape
 from graphc.ops.ufuncs import maximum, where
 
 POSITION = np.dtype(np.int64)
@@ -92,6 +95,37 @@ def _segment_grad(cts, args, outs, num_segments):
 
 
 UNSORTED_SEGMENT_SUM.grad = _segment_grad
+
+
+def _batch(args, dims, num_segments):
+    """The batching rule (gc.vectorized_map). Shared ids: the data's batch axis goes
+    behind the ids' axes and rides along as an inner axis (result batch axis 1). Batched
+    ids: example ``b``'s ids are shifted by ``b * num_segments`` (negative ids stay
+    dropped, ids past ``num_segments`` stay out of range), one sum into
+    ``batch * num_segments`` rows, split back per example."""
+    (data, dd), (ids, di) = zip(args, dims)
+    if di is None:
+        r, n = bu.rank(ids), bu.rank(data)
+        if r is None or n is None:
+            return NotImplemented
+        data = bu.to_front(data, dd)
+        data = bind(TRANSPOSE, data, axes=(*range(1, r + 1), 0, *range(r + 1, n)))
+        return bind(UNSORTED_SEGMENT_SUM, data, ids, num_segments=num_segments), 1
+    size = bu.batch_size(args, dims)
+    data, ids = (bu.with_batch(a, d, size) for a, d in zip(args, dims))
+    r, shape = bu.rank(ids), bu.shape_of(data)
+    if not isinstance(size, int) or r is None or shape is None or None in shape[r:]:
+        return NotImplemented
+    shift = np.arange(size, dtype=ids.dtype).reshape((size,) + (1,) * (r - 1))
+    # an id past num_segments must still fail, not land in the next example's rows
+    last = (size - 1) * num_segments
+    ids = where(ids < 0, ids, where(ids < num_segments, ids + shift * num_segments,
+                                    ids + last))
+    out = bind(UNSORTED_SEGMENT_SUM, data, ids, num_segments=size * num_segments)
+    return reshape(out, (size, num_segments) + tuple(shape[r:])), 0
+
+
+UNSORTED_SEGMENT_SUM.batch = _batch
 
 
 def _static_size(shape, what) -> int:

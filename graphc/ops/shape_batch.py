@@ -17,6 +17,7 @@ from graphc.core.shapes import normalize_axis
 from graphc.ops import batch_util as bu
 from graphc.ops import join
 from graphc.ops import shape as ops
+from graphc.ops.indexing import GETITEM
 from graphc.ops.pad_tile import PAD, TILE
 
 
@@ -183,6 +184,17 @@ def join_axis(op, extra: int):
     return rule
 
 
+def shape(args, dims, out_type):
+    """``gc.shape`` of an example: the batched shape less its batch axis (the same for
+    every example, so the result has no batch axis)."""
+    x = bu.to_front(args[0], dims[0])
+    if bu.rank(x) is None:
+        return NotImplemented
+    return bind(GETITEM, bind(ops.SHAPE, x, out_type=out_type),
+                key=(("slice", 1, None, None),)), None
+
+
+ops.SHAPE.batch = shape
 for _op, _rule in ((ops.RESHAPE, reshape), (ops.TRANSPOSE, transpose),
                    (ops.EXPAND_DIMS, expand_dims), (ops.SQUEEZE, squeeze),
                    (ops.BROADCAST_TO, broadcast_to), (ops.REPEAT, repeat),

@@ -24,7 +24,7 @@ from graphc.ops import creation, reduce
 from graphc.ops import elementwise as ew
 from graphc.ops import shape as shape_ops
 from graphc.ops.array_helpers import dims
-from graphc.ops.gather import argwhere, tensor_scatter_nd_update
+from graphc.ops.gather import _tf_literals, argwhere, tensor_scatter_nd_update
 from graphc.ops.indexing import take, take_along_axis
 from graphc.ops.searching import searchsorted as _np_searchsorted
 from graphc.ops.segment import unsorted_segment_sum
@@ -61,7 +61,8 @@ def _check_index(column, limit, what):
 def gather_nd(params, indices, batch_dims=0, name=None):
     """``tf.gather_nd``: slices of ``params`` at the index vectors in ``indices``'s last
     dim (after ``batch_dims`` leading batch dims shared by both)."""
-    p, idx = tensor(params), _int_tensor(indices, "gather_nd: indices")
+    # a list holding traced tensors ([i]) is packed, as TensorFlow packs it
+    p, idx = tensor(params), _int_tensor(_tf_literals(indices), "gather_nd: indices")
     nd, ni = _rank(p, "gather_nd"), _rank(idx, "gather_nd")
     if ni < 1:
         raise ValueError("gather_nd: indices must have rank >= 1")
