@@ -46,6 +46,7 @@ from graphc.runtime.cpu import (
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
+    outline,
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.cpu.kernels_row_sum import fusable_row_sum, fused_row_sum
@@ -128,6 +129,8 @@ class _Gen(Loops):
             self.allow_state = allow_state  # compile variable reads/writes
             self.variables: dict = {}  # VariableRef -> slot k (local wk, parameter sk)
             self.written: set = set()  # slots some assign_variable writes
+            self.kernels: dict = {}  # kernel functions by name (outline.py)
+            self.sites: list = []  # (kernel, work, lines, call) per placeholder
         else:
             # an inlined subgraph (a branch or loop body): it writes into the parent's
             # lines and constants, with its own names (prefixed, so the function-wide
@@ -138,6 +141,7 @@ class _Gen(Loops):
             self.recycle, self.recycled = {}, parent.recycled  # only top-level results
             self.allow_state = parent.allow_state
             self.variables, self.written = parent.variables, parent.written
+            self.kernels, self.sites = parent.kernels, parent.sites
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
         if graph.token_in is not None:
@@ -274,9 +278,11 @@ class _Gen(Loops):
             "",
         ]
         deco = PARALLEL_DECORATOR if self.flags.get("parallel") else PROGRAM_DECORATOR
-        head += ["", deco, f"def {FN_NAME}({', '.join(params)}):",
+        defs, lines = outline.resolve(self)
+        head += defs
+        head += ["", "", deco, f"def {FN_NAME}({', '.join(params)}):",
                  "    V.prefer_wide_vectors()  # 512-bit SIMD where the CPU has it (vmath_base)"]
-        return "\n".join(head + self.lines) + "\n"
+        return "\n".join(head + lines) + "\n"
 
     def _var(self, v) -> str:
         return self.prefix + "v" + self.namer(v)[1:]
@@ -320,7 +326,7 @@ class _Gen(Loops):
             return
         emit = kernels.EMITTERS.get(node.op.name)
         if emit is not None:
-            results = emit(self, node, ins, outs)
+            results = outline.emit(self, node, ins, outs, emit)
         elif node.op.elementwise and not node.op.multiple_results:
             step = (node.op, node.attrs, [("in", j) for j in range(len(ins))],
                     node.outputs[0].aval)
