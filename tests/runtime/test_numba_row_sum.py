@@ -33,8 +33,10 @@ def test_row_sums_fold_and_keep_numpys_bits():
     ex = numba_cpu.executor_for(graph)
     assert ex.backend == "numba", ex.explain()
     src = ex.program.source
-    # every sum folded: rows of 8+ through a row buffer, the 5-value rows inline
-    assert src.count("H.pairwise_sum(_row") == 4 and "_acc" in src
+    # every sum folded: rows of more than 128 through a row buffer and the helper, rows
+    # of 8 to 128 as one leaf of NumPy's tree written inline, the 5-value rows one by one
+    assert src.count("H.pairwise_sum(_row") == 2 and "_acc" in src
+    assert src.count("_pw0_ = ") == 2
     got = ex([np.asarray(a) for a in args])
     with pytest.warns(RuntimeWarning, match="invalid value"):  # sqrt(-x), as NumPy's
         ref = run_graph(graph, [np.asarray(a) for a in args])
@@ -82,3 +84,17 @@ def test_short_rows_are_added_inline_with_numpys_bits():
         assert np.asarray(g).dtype == w.dtype
         np.testing.assert_array_equal(g, r)
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("n", [8, 13, 40, 128])
+def test_rows_up_to_128_of_an_argument_are_one_inline_leaf_with_numpys_bits(n):
+    x = np.random.default_rng(n).standard_normal((6, n)) * 10.0 ** np.arange(n)
+    x[0] = -0.0  # NumPy's sum of negative zeros is +0.0 (it starts each leaf at 0 + a[0])
+    f = gc.function(lambda x: (gc.numpy.sum(x, axis=-1), gc.numpy.mean(x, axis=1)))
+    ex = numba_cpu.executor_for(f.get_concrete_function(x).optimized_graph)
+    assert ex.backend == "numba", ex.explain()
+    assert "pairwise_sum" not in ex.program.source  # no helper call per row
+    s, m = ex([x])
+    np.testing.assert_array_equal(s, np.sum(x, axis=-1))
+    np.testing.assert_array_equal(np.signbit(s), np.signbit(np.sum(x, axis=-1)))
+    np.testing.assert_array_equal(m, np.mean(x, axis=1))

@@ -6,7 +6,8 @@ sum each row. Folded, each row's elements are computed into one small row buffer
 reused for every row, and summed by the same ``H.pairwise_sum`` the unfused reduction
 calls on the same contiguous row, so the bits equal the unfused program's (and NumPy's:
 the intermediate is C-contiguous, whose rows NumPy sums pairwise). A row of fewer than 8
-values is added inline, as ``pairwise_sum`` adds it, with no buffer and no call.
+values is added inline, as ``pairwise_sum`` adds it, with no buffer and no call; a row of
+8 to 128 values (one leaf of the tree) through the buffer with the leaf's steps inline.
 """
 
 from __future__ import annotations
@@ -84,28 +85,57 @@ def fused_row_sum(g, node, red, ins) -> Val:
     else:
         g.line(f"{pad}    {row}[_k] = _s{gi}_{res}")
         total = f"H.pairwise_sum({row}, {T}(0), False)"
+        if shape[-1] <= 128:  # one leaf of NumPy's tree: its steps here, no call per row
+            for ln in leaf_sum(row, shape[-1], T, acc):
+                g.line(f"{pad}{ln}")
+            total = acc
     g.line(f"{pad}{o}[{', '.join(kept)}] = {total}" if kept else f"{pad}{o} = {total}")
     return Val(o, aval)
 
 
+def leaf_sum(row, n, T, res) -> list[str]:
+    """Lines setting ``res`` to the sum of ``row`` (``8 <= n <= 128`` values of type
+    ``T``) in the order of one leaf of NumPy's pairwise sum (``H._block``): eight
+    running sums over blocks of 8, added as a tree, then the last ``n % 8`` one by one
+    (``T(0) +`` first, as NumPy does: a -0.0 sum comes out +0.0)."""
+    m = n - n % 8  # names with a trailing _: never made by g.tmp, so never a clash
+    lines = [f"_pw{j}_ = {T}(0) + {row}[{j}]" for j in range(8)]
+    if m > 8:
+        lines.append(f"for _pwb_ in range(8, {m}, 8):")
+        lines += [f"    _pw{j}_ += {row}[_pwb_ + {j}]" for j in range(8)]
+    lines.append(f"{res} = ((_pw0_ + _pw1_) + (_pw2_ + _pw3_)) + "
+                 "((_pw4_ + _pw5_) + (_pw6_ + _pw7_))")
+    lines += [f"{res} += {T}(0) + {row}[{i}]" for i in range(m, n)]
+    return lines
+
+
 def short_rows(op, dims, in_t, acc_t):
-    """The row length when a float ``sum``/``mean`` reduces rows of fewer than 8 values
-    (static dims, no cast), which ``H.pairwise_sum`` adds one by one; else None."""
+    """The row length when a float ``sum``/``mean`` reduces rows of at most 128 values
+    (static dims, no cast): one leaf of NumPy's pairwise tree, which the program adds
+    inline (:func:`add_short_rows`) instead of calling ``H.pairwise_sum`` per row; else
+    None."""
     n = 1
     for d in dims:
         if d is None:
             return None
         n *= d
-    if op not in ("sum", "mean") or acc_t.kind != "f" or in_t != acc_t or not 0 < n < 8:
+    if op not in ("sum", "mean") or acc_t.kind != "f" or in_t != acc_t or not 0 < n <= 128:
         return None
     return n
 
 
 def add_short_rows(g, m, res, k, n, acc_t) -> None:
-    """``res[j]`` = the sum of row ``j`` of ``m`` (``n`` < 8 values), as
-    ``H.pairwise_sum`` adds it (``res = 0; res += 0 + a[i]``), without a call per row."""
+    """``res[j]`` = the sum of row ``j`` of ``m`` (``n`` <= 128 values), as
+    ``H.pairwise_sum`` adds it (fewer than 8: ``res = 0; res += 0 + a[i]``; else
+    :func:`leaf_sum`), without a call per row."""
     T, a = np_type(acc_t), g.tmp("a")
     g.line(f"for _j in range({k}):")
+    if n >= 8:
+        g.line(f"    _pwrow_ = {m}[_j]")
+        for ln in leaf_sum("_pwrow_", n, T, a):
+            g.line(f"    {ln}")
+        g.line(f"    {res}[_j] = {a}")
+        return
     g.line(f"    {a} = {T}(0)")
     g.line(f"    for _i in range({n}):")
     g.line(f"        {a} += {T}(0) + {m}[_j, _i]")
