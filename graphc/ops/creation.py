@@ -26,7 +26,7 @@ from graphc.ir.graph import Aval
 from graphc.ops import shape_args
 from graphc.ops.blocks import ELEMENTWISE
 from graphc.ops.convert import _convert, asarray
-from graphc.ops.shape import reshape
+from graphc.ops.shape import broadcast_to, reshape
 
 CONST = register(OpDef(
     name="const",
@@ -368,12 +368,10 @@ for _op in (CONST, FULL_LIKE, EYE, ARANGE, RANGE, LINSPACE):
 # the elementwise ops (graphc/ops/elementwise_batch.py)
 
 
-
 def _full_batch(args, dims, shape, dtype):
     """``full`` of a per-example value (``gc.fill(dims, i)``): the values, one per
     example, broadcast over the static shape. A shape read at run time: looped."""
     from graphc.ops import batch_util as bu  # deferred: batch_util imports shape ops
-    from graphc.ops.shape import broadcast_to
     if len(args) > 1 or dims[0] is None or None in shape:
         return NotImplemented
     value = bu.to_front(args[0], dims[0])
