@@ -48,7 +48,8 @@ def batch_size(args, dims):
     first = None
     for a, d in zip(args, dims):
         if d is not None:
-            size = shape_of(a)[d]
+            shape = shape_of(a)
+            size = None if shape is None else shape[d]
             if size is not None:
                 return int(size)
             if first is None:

@@ -24,9 +24,13 @@ def concatenate_grad(cts, args, outs, axis=0):
     nd = len(outs[0].shape)
     ax = axis % nd
     sizes = [a.shape[ax] for a in args]
-    if None in sizes:
-        raise NotImplementedError("the gradient of concatenate needs the inputs' sizes "
-                                  "along the axis while tracing")
+    if None in sizes:   # the stretches' bounds read at run time
+        at, pieces = 0, []
+        for a, n in zip(args, sizes):
+            end = at + (ops.shape(a)[ax] if n is None else n)
+            pieces.append(cts[0][(slice(None),) * ax + (slice(at, end),)])
+            at = end
+        return tuple(p if _want(a) else None for p, a in zip(pieces, args))
     bounds, at = [], 0
     for n in sizes[:-1]:
         at += n

@@ -80,6 +80,8 @@ RESHAPE = register(OpDef(name="reshape",
 
 
 def _transpose_infer(x, axes=None):
+    if x.shape is None:  # unknown rank: so is the result (rank len(axes) when given)
+        return Aval(None if axes is None else (None,) * len(axes), x.dtype)
     n = len(x.shape)
     if axes is None:
         return Aval(x.shape[::-1], x.dtype)
@@ -239,7 +241,7 @@ ARGSORT = register(OpDef(name="argsort",
 
 
 def _shape_infer(x, out_type):
-    return Aval((len(x.shape),), out_type)
+    return Aval((None if x.shape is None else len(x.shape),), out_type)
 
 
 SHAPE = register(OpDef(name="shape", attrs={"out_type": DTYPE}, infer=_shape_infer,

@@ -110,7 +110,7 @@ class _Example:
 def _trace_example(fn, leaves, treedef):
     ctx = enter("vectorized_map")
     with ctx:
-        args = [_symbolic(ctx.new_input(Aval(x.shape[1:], x.dtype))) for x in leaves]
+        args = [_symbolic(ctx.new_input(Aval(_example_shape(x), x.dtype))) for x in leaves]
         out = converted(fn)(nest.unflatten(treedef, args))
         flat, out_td = nest.flatten(out)
         outputs = [to_value(ctx, leaf) for leaf in flat]
@@ -121,6 +121,11 @@ def _trace_example(fn, leaves, treedef):
     captured += list(live.items())
     nodes = [n for n in ctx.nodes if not (n.op.name == "const" and n.outputs[0] in live)]
     return _Example(ctx.inputs, nodes, outputs, out_td), captured
+
+
+def _example_shape(x):
+    """The shape of one slice of ``x`` (``None``: unknown rank, as ``x``'s)."""
+    return None if x.shape is None else x.shape[1:]
 
 
 def _eager_constants(ctx) -> dict:

@@ -22,7 +22,7 @@ import graphc.numpy as gnp
 from graphc import errors, nest, source_info
 from graphc.core.tensor import Tensor
 from graphc.errors import VectorizationWarning
-from graphc.transforms import autodiff, recording
+from graphc.transforms import autodiff, jacobian_dynamic, recording
 from graphc.transforms.autodiff import differentiable
 from graphc.transforms.batching import BatchingRefused, vectorized_map
 from graphc.transforms.recording import unrecorded
@@ -32,8 +32,13 @@ from graphc.variables import Variable
 def jacobian(tape, target, sources, unconnected_gradients="none"):
     """``d target / d source`` for each source: shape ``target.shape + source.shape``."""
     target = _read(target)
-    shape = _static_shape(target, "target", "jacobian")
     source_leaves, treedef = nest.flatten(sources)
+    if _partly_known(target, source_leaves):   # sizes read at run time
+        _static_rank(target, "target", "jacobian")
+        out = jacobian_dynamic.jacobian_columns(tape, target, source_leaves,
+                                                unconnected_gradients, _dynamic_pullbacks)
+        return nest.unflatten(treedef, out)
+    shape = _static_shape(target, "target", "jacobian")
     n = math.prod(shape)
     seeds = np.eye(n, dtype=target.dtype).reshape((n,) + shape)
     cols = _pullbacks(tape, target, source_leaves, seeds, unconnected_gradients, "jacobian")
@@ -47,17 +52,25 @@ def batch_jacobian(tape, target, source, unconnected_gradients="none"):
     of shape ``(b,) + target.shape[1:] + source.shape[1:]``. Assumes example ``b`` of the
     target depends on example ``b`` of the source only (as TensorFlow's does)."""
     target = _read(target)
-    tshape = _static_shape(target, "target", "batch_jacobian")
-    sshape = _static_shape(source, "source", "batch_jacobian")
+    if _partly_known(target, [source]):   # sizes read (and batch sizes checked) at run time
+        tshape = _static_rank(target, "target", "batch_jacobian")
+        sshape = _static_rank(source, "source", "batch_jacobian")
+    else:
+        tshape = _static_shape(target, "target", "batch_jacobian")
+        sshape = _static_shape(source, "source", "batch_jacobian")
     if len(tshape) == 1 or len(sshape) == 1:  # as TensorFlow: no per-example scalars
         which = "target" if len(tshape) == 1 else "source"
         raise ValueError(
             f"batch_jacobian needs a {which} of rank 2 or more (a batch dimension 0 and "
             f"the example's dimensions), got shape {tshape if which == 'target' else sshape}"
             f"; reshape it to (batch, 1) for a scalar per example")
-    if not tshape or not sshape or tshape[0] != sshape[0]:
+    if not tshape or not sshape or (None not in (tshape[0], sshape[0])
+                                    and tshape[0] != sshape[0]):
         raise ValueError(f"batch_jacobian needs a batch dimension 0 shared by target and "
                          f"source; got target shape {tshape} and source shape {sshape}")
+    if None in tshape or None in sshape:
+        return jacobian_dynamic.batch_jacobian_column(
+            tape, target, source, unconnected_gradients, _dynamic_pullbacks)
     inner = tshape[1:]
     m = math.prod(inner)
     # seed j: ones at element j of every example's target
@@ -69,9 +82,11 @@ def batch_jacobian(tape, target, source, unconnected_gradients="none"):
                    lambda s: s[:1] + tuple(inner) + s[1:], examples_first=True)
 
 
-def _pullbacks(tape, target, sources, seeds, unconnected, api):
+def _pullbacks(tape, target, sources, seeds, unconnected, api, rows=None):
     """The backward walk for every seed (dimension 0 of ``seeds``): for each source, a
-    tensor ``(len(seeds),) + source.shape`` or None where the source is unconnected."""
+    tensor ``(len(seeds),) + source.shape`` or None where the source is unconnected.
+    ``rows``: the ``(batched, per_row)`` walks (default ``_batched``, ``_per_row``)."""
+    batched, per_row = rows or (_batched, _per_row)
     if tape._used and not tape._persistent:
         raise RuntimeError(
             "GradientTape.jacobian can only be called once on a non-persistent tape, after "
@@ -86,18 +101,26 @@ def _pullbacks(tape, target, sources, seeds, unconnected, api):
             if _other_tapes_record():
                 # the batched walk reads the records' tensors as constants: an outer
                 # tape would not see the Jacobian depend on them
-                return _per_row(tape, target, sources, seeds)
+                return per_row(tape, target, sources, seeds)
             try:
-                return _batched(tape, target, sources, seeds)
+                return batched(tape, target, sources, seeds)
             except BatchingRefused as refused:
+                count = (f"{len(seeds)} rows" if isinstance(seeds, np.ndarray)
+                         else "rows counted at run time")
                 errors.warn(
                     f"GradientTape.{api}{source_info.where()}: op(s) {', '.join(refused.ops)} "
                     "of the backward pass have no batching rule; one backward pass per "
-                    f"row ({len(seeds)} rows)", VectorizationWarning)
-            return _per_row(tape, target, sources, seeds)
+                    f"row ({count})", VectorizationWarning)
+            return per_row(tape, target, sources, seeds)
     finally:
         if not tape._persistent:
             tape.reset()   # release the records (and what they keep alive)
+
+
+def _dynamic_pullbacks(tape, target, sources, seeds, unconnected, api):
+    """``_pullbacks`` over seeds computed at run time (``jacobian_dynamic``)."""
+    return _pullbacks(tape, target, sources, seeds, unconnected, api,
+                      (jacobian_dynamic.batched_rows, jacobian_dynamic.looped_rows))
 
 
 def _other_tapes_record() -> bool:
@@ -140,7 +163,7 @@ def _per_row(tape, target, sources, seeds):
 def _finish(col, source, unconnected, layout, examples_first=False):
     """The Jacobian of one source, of shape ``layout(source.shape)``, from its stacked
     rows ``col`` (None: unconnected); ``examples_first``: ``col`` is ``(m, b, ...)``."""
-    if not (isinstance(source, Tensor) or _is_variable(source)) or not differentiable(source):
+    if not _takes_gradient(source):
         return None
     out_shape = layout(_static_shape(source, "source", "jacobian"))
     if col is not None:
@@ -149,6 +172,23 @@ def _finish(col, source, unconnected, layout, examples_first=False):
         return None
     with unrecorded():
         return gnp.zeros(out_shape, dtype=source.dtype)
+
+
+def _takes_gradient(source) -> bool:
+    return (isinstance(source, Tensor) or _is_variable(source)) and differentiable(source)
+
+
+def _partly_known(target, sources) -> bool:
+    """Whether the target or a tensor source has a known rank but some unknown dims."""
+    return any(jacobian_dynamic.has_unknown_dims(t) for t in [target, *sources]
+               if isinstance(t, Tensor) or _is_variable(t))
+
+
+def _static_rank(t, what, api) -> tuple:
+    """``t``'s shape, some dims possibly None; ``ValueError`` for an unknown rank."""
+    if getattr(t, "shape", None) is None:
+        _static_shape(t, what, api)   # raises
+    return tuple(t.shape)
 
 
 def _is_variable(x) -> bool:

@@ -12,11 +12,12 @@ import numpy as np
 
 from graphc import nest, source_info
 from graphc.autograph.api import converted
-from graphc.core import trace
+from graphc.core import trace, weak
 from graphc.core.spec import TensorSpec
-from graphc.core.tensor import Tensor
+from graphc.core.tensor import Tensor, _symbolic
 from graphc.dtypes import as_dtype
 from graphc.errors import InvalidArgumentError
+from graphc.ir.graph import Aval
 from graphc.ops.batch_util import batch_size
 from graphc.ops.control.flow import while_loop
 from graphc.ops.control.trace import enter
@@ -29,6 +30,11 @@ from graphc.ops.tensor_array.array import TensorArray
 class MapFnDtypeError(InvalidArgumentError, TypeError):
     """``fn`` returned a dtype other than the signature's: TensorFlow's
     ``InvalidArgumentError``, and a ``TypeError`` (a value of the wrong type)."""
+
+
+class MapFnStructureError(ValueError, TypeError):
+    """``fn`` returned a structure other than the signature's: graphc's ``ValueError``,
+    and the ``TypeError`` TensorFlow raises for it."""
 
 
 def _tensor(x):
@@ -102,18 +108,23 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     if trace.active():
         fn = converted(fn)
 
-    def call(i):
-        out = fn(nest.unflatten(treedef, [x[i] for x in leaves]))
+    def apply(slices):
+        out = fn(nest.unflatten(treedef, slices))
         flat, td = nest.flatten(out)
         if td != out_td:
-            raise ValueError(
+            raise MapFnStructureError(
                 f"gc.map_fn{source_info.where()}: fn returned {out!r:.80}, whose structure "
                 f"differs from fn_output_signature {signature!r:.80}; pass "
                 "fn_output_signature= for results that differ from elems")
         return [_result(v, spec) for v, spec in zip(flat, specs)]
 
+    def call(i):
+        return apply([x[i] for x in leaves])
+
     if not trace.active():
         return nest.unflatten(out_td, _eager_loop(call, int(n), specs))
+    if any(shape is None or None in shape for _, shape in specs):
+        specs = _probe(apply, leaves, specs)
     return nest.unflatten(out_td, _traced_loop(call, n, specs))
 
 
@@ -148,8 +159,6 @@ def _eager_loop(call, n, specs):
 
 
 def _traced_loop(call, n, specs):
-    if any(shape is None or None in shape for _, shape in specs):
-        specs = _probe(call, specs)
     arrays = [TensorArray(dtype, size=n, element_shape=shape) for dtype, shape in specs]
 
     def body(i, *tas):
@@ -160,11 +169,23 @@ def _traced_loop(call, n, specs):
     return [ta.stack() for ta in final[1:]]
 
 
-def _probe(call, specs):
-    """The result shapes, from ``fn`` traced once on slice 0 in a throwaway context (a
-    TensorArray loop variable needs its element shape before the loop)."""
-    with enter("map_fn_probe"):
-        values = call(np.asarray(0, np.int64))
-    return [(dtype, tuple(v.shape) if shape is None else tuple(
-        s if s is not None else d for s, d in zip(shape, v.shape)))
-        for (dtype, shape), v in zip(specs, values)]
+def _probe(apply, leaves, specs):
+    """The result shapes, from ``fn`` traced once in a throwaway context on placeholders
+    of the slices' avals (a TensorArray loop variable needs its element shape before the
+    loop; no slice is read, so a static size-0 ``elems`` works too). A result of unknown
+    rank keeps shape ``None``."""
+    with enter("map_fn_probe") as ctx:
+        slices = [_symbolic(ctx.new_input(Aval(None if x.shape is None else x.shape[1:],
+                                                x.dtype))) for x in leaves]
+        values = apply([weak.mark(s) if weak.is_weak(x) else s
+                        for s, x in zip(slices, leaves)])
+    return [(dtype, _merge(shape, v.shape)) for (dtype, shape), v in zip(specs, values)]
+
+
+def _merge(spec_shape, probed):
+    """The signature's shape, its unknown dims (or rank) taken from ``probed``."""
+    if spec_shape is None:
+        return None if probed is None else tuple(probed)
+    if probed is None:
+        return tuple(spec_shape)
+    return tuple(s if s is not None else d for s, d in zip(spec_shape, probed))

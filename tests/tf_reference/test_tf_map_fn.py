@@ -102,9 +102,6 @@ def test_multi_output_structure_differs_from_dtype(mode):
                                      dtype=[gc.int64, gc.int64]))
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="graphc raises ValueError, not TensorFlow's "
-                   "TypeError, when fn's result structure differs from dtype=")
 def test_multi_output_structure_differs_from_dtype_is_type_error():
     with pytest.raises(TypeError):
         gc.map_fn(lambda x: ((x + 3) * 2, -(x + 3) * 2), NUMS, dtype=[gc.int64, gc.int64])
@@ -160,10 +157,10 @@ def test_static_shape_matches_value(mode):
     assert value(y).shape == (2, 3)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="graphc's map_fn needs a known rank: over an unknown-rank input "
-                   "it fails while tracing (TypeError: NoneType not subscriptable; "
-                   "TensorFlow: a result of unknown shape)")
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="not yet: graphc's map_fn stacks its results in a TensorArray, "
+                   "which needs elements of known rank: over an unknown-rank input it "
+                   "fails while tracing (TensorFlow: a result of unknown shape)")
 def test_unknown_rank_input_gives_unknown_shape():
     seen = []
 
@@ -177,13 +174,6 @@ def test_unknown_rank_input_gives_unknown_shape():
     assert seen == [None]
 
 
-EMPTY_XFAIL = pytest.mark.xfail(
-    strict=True, raises=gc.errors.InvalidArgumentError,
-    reason="traced over a static size-0 input, graphc's map_fn calls fn on slice 0 to "
-    "learn the result shape and the index is out of bounds (TensorFlow: an empty result)")
-
-
-@EMPTY_XFAIL
 def test_empty_input_scalar_result_in_function():
     @gc.function
     def f():
@@ -194,7 +184,6 @@ def test_empty_input_scalar_result_in_function():
     assert value(r).shape == (0,)
 
 
-@EMPTY_XFAIL
 def test_empty_input_tensor_result_in_function():
     seen = []
 

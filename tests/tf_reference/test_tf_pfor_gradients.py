@@ -70,13 +70,7 @@ def test_jacobian_fixed_shape(use_pfor):
     close(tape.jacobian(y, x, experimental_use_pfor=use_pfor), _jacobian_by_elements(x))
 
 
-UNKNOWN_SHAPE = pytest.mark.xfail(strict=True, reason=(
-    "not yet: jacobian / batch_jacobian of a target whose shape is unknown while "
-    "tracing (graphc makes one backward pass per element)"))
-
-
 @PFOR
-@UNKNOWN_SHAPE
 def test_jacobian_unknown_shape(use_pfor):
     # TensorFlow's placeholder of shape [None, None]: a spec with unknown dims
     @gc.function(input_signature=[gc.TensorSpec([None, None], gc.float32)])
@@ -127,7 +121,6 @@ def test_batch_jacobian_bad_shapes():
         tape.batch_jacobian(y, x)
 
 
-@UNKNOWN_SHAPE
 def test_batch_jacobian_bad_unknown_shapes():
     # the batch sizes (4 and 2) are known only when the function runs
     @gc.function(input_signature=[gc.TensorSpec([None, None], gc.float32)])
@@ -142,8 +135,7 @@ def test_batch_jacobian_bad_unknown_shapes():
 
 
 @PFOR
-@pytest.mark.parametrize("known", [True, pytest.param(False, marks=UNKNOWN_SHAPE)],
-                         ids=["fixed", "unknown_shape"])
+@pytest.mark.parametrize("known", [True, False], ids=["fixed", "unknown_shape"])
 def test_batch_jacobian_of_a_square(use_pfor, known):
     def jac(x):
         with gc.GradientTape() as tape:
