@@ -27,6 +27,7 @@ from graphc.core.trace import TraceContext
 from graphc.functions import (
     concrete_call,
     outputs,
+    owner,
     placement,
     structured_signature,
     variable_aliasing,
@@ -151,6 +152,7 @@ def _split_call(params, values):
 
 class ConcreteFunction:
     """One traced graph of a ``gc.function``, callable with matching tensors."""
+    _function = owner.WeakOwner()  # the gc.function that traced it, held weakly
 
     def __init__(self, function, graph, names, structured, out_treedef, out_template):
         self._function = function
@@ -171,11 +173,9 @@ class ConcreteFunction:
         else:
             self._tensor_positions = None
         self._optimized = {}  # optimizer options -> (graph, report)
-        # input positions of the arguments the function writes into; their final values
-        # are the graph's last outputs (``_write_back``)
-        self._writes = ()
-        # eager tensors the trace used as constants: (tensor, contents when traced)
-        self._captured = ()
+        # input positions of arguments written into: their final values end the outputs
+        self._writes = ()  # (``_write_back``)
+        self._captured = ()  # eager tensors used as constants: (tensor, value when traced)
         self._single = (len(out_template) == 1 and out_treedef is None
                         and out_template[0] is _TENSOR)
         self._executor = None  # arrays -> arrays, built on first call

@@ -11,7 +11,6 @@ threads missing one key at once trace it once; retrace bookkeeping is updated un
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import sys
@@ -94,9 +93,9 @@ class Function:
         # exact keys (LRU) and patterns (reduce_retracing / input_signature)
         self._traces = TraceCache(MAX_CONCRETE_FUNCTIONS)
         self._instances = weakref.WeakKeyDictionary()
-        self._recent = collections.deque(maxlen=retracing.RETRACE_WINDOW)
-        self._traces_since_warning = 0
-        self._warned = False
+        # calls that traced: shared by the gc.functions of one Python function (retracing)
+        self._window = retracing.window_for(python_function)
+        self._recent = self._window.recent
         self._fallback_warned: set = set()  # fallbacks warned about (once per function)
         self.tracing_count = 0
         self.retrace_reasons: list[str] = []
@@ -288,7 +287,6 @@ class Function:
         concrete.trace_number = self.tracing_count
         self.retrace_reasons.append(reason)
         self._recent.append(True)
-        self._traces_since_warning += 1
         retracing.maybe_warn(self, reason)
         return concrete
 

@@ -6,11 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.core import trace
 from graphc.core.registry import fast_binary, fast_unary
 from graphc.core.tensor import _operand
 from graphc.ops import elementwise as ew
 from graphc.ops import inplace, ufuncs
+from graphc.ops.convert import asarray
 from graphc.ops.linalg import matmul as _matmul
+from graphc.ops.shape_args import holds_symbolic
+
+
+def _packed(other):
+    """A list or tuple holding traced tensors (``[j] + i`` while tracing) stacked into
+    one tensor, as NumPy's ``asarray`` builds it eagerly (TensorFlow packs it too);
+    anything else as it is."""
+    if (type(other) is list or type(other) is tuple) and trace.active() \
+            and holds_symbolic(other):
+        return asarray(other)
+    return other
 
 
 def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
@@ -20,13 +33,17 @@ def install_operators(Tensor) -> None:  # noqa: N803 - the class being set up
         call = fast_binary(op)
         if reflected:
             def method(self, other):
-                if type(other) is not Tensor and not _operand(other):
-                    return NotImplemented
+                if type(other) is not Tensor:
+                    if not _operand(other):
+                        return NotImplemented
+                    other = _packed(other)
                 return call(other, self)
         else:
             def method(self, other):
-                if type(other) is not Tensor and not _operand(other):
-                    return NotImplemented
+                if type(other) is not Tensor:
+                    if not _operand(other):
+                        return NotImplemented
+                    other = _packed(other)
                 return call(self, other)
         return method
 

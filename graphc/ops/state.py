@@ -193,6 +193,24 @@ def handle(variable):
     return _symbolic(value)
 
 
+def handle_variables(ctx) -> dict:
+    """``{value id: variable}``: the handles of ``ctx``'s graph and of the graphs it is
+    nested in (the innermost one naming a variable first)."""
+    out = {}
+    while ctx is not None:
+        for variable, value in ctx.__dict__.get(_HANDLES, {}).values():
+            out.setdefault(value.id, variable)
+        ctx = ctx.parent if ctx.parent is not ctx else None
+    return out
+
+
+def writes_variables(nodes) -> bool:
+    """Whether any of ``nodes`` (or a node of their branches and loop bodies) writes a
+    variable."""
+    return any(n.op is ASSIGN_VARIABLE or writes_variables(
+        [m for g in n.subgraphs() for m in g.nodes]) for n in nodes)
+
+
 def read(variable):
     """Record a read of ``variable`` in the current trace; return the symbolic value."""
     return bind(READ_VARIABLE, handle(variable), shape=variable.shape, dtype=variable.dtype)

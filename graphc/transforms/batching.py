@@ -10,10 +10,13 @@ it is; otherwise its op's ``OpDef.batch`` rule binds the batched computation. Ev
 goes through ``bind``, so the walk runs eagerly or adds nodes to the current trace.
 
 A node with no rule (or a case its rule returns ``NotImplemented`` for), and any node
-with effects (prints, random draws, variable reads: they must happen once per example,
-in order), runs in a loop over the batch (``gc.map_fn``: one ``while_loop`` node in a
+with effects (prints, random draws: they must happen once per example, in order), runs
+in a loop over the batch (``gc.map_fn``: one ``while_loop`` node in a
 traced program). One ``VectorizationWarning`` per call names them all;
-``fallback_to_while_loop=False`` raises ``ValueError`` instead.
+``fallback_to_while_loop=False`` raises ``ValueError`` instead. A variable read is
+the same for every example unless ``fn`` writes a variable: it is read once, unbatched
+(through the variable, so a ``GradientTape`` around the call sees the read), as
+TensorFlow's pfor reads it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from graphc.core.tensor import _symbolic
 from graphc.errors import VectorizationWarning
 from graphc.ir.graph import Aval
 from graphc.ops import batch_util as bu
+from graphc.ops import state
 from graphc.ops.control.trace import enter, to_value
 from graphc.transforms.chunking import chunked
 from graphc.transforms.map_fn import leaves_of, map_fn
@@ -87,6 +91,11 @@ def _batched(graph, captured, leaves, size, looped) -> list:
         env[inner.id] = (outer, None)
     with scope_for(leaves):  # a batch on a GPU: the walk's constants are made there
         for node in graph.nodes:
+            handle = state.read_handle(node)
+            if handle is not None and handle.id in graph.variables:
+                (out,) = [o for o in node.outputs if not o.aval.is_token]
+                env[out.id] = (graph.variables[handle.id].read_value(), None)
+                continue
             _walk_node(node, env, size, leaves, looped)
         return [bu.with_batch(*env[v.id], size) for v in graph.outputs]
 
@@ -101,10 +110,12 @@ class BatchingRefused(ValueError):
 
 class _Example:
     """``fn``'s graph on one example: ``inputs`` (one per leaf of ``elems``), ``nodes``,
-    ``outputs`` and the ``treedef`` of what ``fn`` returned."""
+    ``outputs``, the ``treedef`` of what ``fn`` returned and ``variables`` (handle
+    value id -> the variable: reads of it are read once; empty when ``fn`` writes)."""
 
-    def __init__(self, inputs, nodes, outputs, treedef):
+    def __init__(self, inputs, nodes, outputs, treedef, variables):
         self.inputs, self.nodes, self.outputs, self.treedef = inputs, nodes, outputs, treedef
+        self.variables = variables
 
 
 def _trace_example(fn, leaves, treedef):
@@ -120,7 +131,20 @@ def _trace_example(fn, leaves, treedef):
     live = _eager_constants(ctx)
     captured += list(live.items())
     nodes = [n for n in ctx.nodes if not (n.op.name == "const" and n.outputs[0] in live)]
-    return _Example(ctx.inputs, nodes, outputs, out_td), captured
+    return _Example(ctx.inputs, nodes, outputs, out_td, _read_once(ctx)), captured
+
+
+def _read_once(ctx) -> dict:
+    """Handle value id -> variable for the variables ``fn`` reads, its own handles and
+    the enclosing ones it captured; empty when ``fn`` writes a variable (then reads and
+    writes keep their order, example by example)."""
+    if state.writes_variables(ctx.nodes):
+        return {}
+    handles = state.handle_variables(ctx)
+    for outer, inner in ctx.captures.values():
+        if outer.id in handles:
+            handles[inner.id] = handles[outer.id]
+    return handles
 
 
 def _example_shape(x):

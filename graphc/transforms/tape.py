@@ -123,6 +123,8 @@ class GradientTape:
 
     def _record(self, op, args, outputs, attrs, reads_inside=False) -> None:
         live = self._live
+        if self._by_value:
+            args = tuple(self._same_value(a) for a in args)
         if not reads_inside and not any(id(a) in live for a in args if isinstance(a, Tensor)):
             return
         self._records.append(Record(op, args, outputs, attrs))
@@ -130,6 +132,15 @@ class GradientTape:
             live[id(t)] = t
             if isinstance(t, Tensor) and t._np is None:  # a control-flow node may name it
                 self._by_value[t._sym.id] = t
+
+    def _same_value(self, a):
+        """The tensor this tape knows for ``a``'s graph value when ``a`` is another
+        symbolic tensor naming it (``gc.vectorized_map``'s walk binds a value of the
+        enclosing trace that ``fn`` captured through a tensor of its own), else ``a``."""
+        if type(a) is not Tensor or a._np is not None or id(a) in self._live:
+            return a
+        known = self._by_value.get(a._sym.id)
+        return known if known is not None and known._sym is a._sym else a
 
     def _view_base(self, t):
         """``(base, record)`` when ``t`` was recorded as a view a write can go through

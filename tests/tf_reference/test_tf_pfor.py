@@ -300,9 +300,6 @@ def test_variable_created_on_the_first_call():
     assert value(r).tolist() == [[[0.125] * 3] * 2] * 3  # 2 * 1/16 each
 
 
-@pytest.mark.xfail(strict=True, raises=gc.errors.VectorizationWarning,
-                   reason="not yet: a variable read inside vectorized_map runs in a loop "
-                   "over the batch (with a VectorizationWarning); TensorFlow reads it once")
 def test_variable_read_is_vectorized():
     v = gc.Variable(gc.ones((2, 3)))
     with warnings.catch_warnings():

@@ -161,9 +161,6 @@ def test_retracing_warnings_count_each_function_alone():
     assert len(_retracing_warnings(lambda: outer2(13))) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="not yet: graphc counts traces per gc.function "
-                   "object; TensorFlow also warns when a new tf.function of the same "
-                   "Python function is made and traced again and again")
 def test_making_the_function_anew_each_time_warns():
     def make_and_call():
         for i in range(5):
@@ -194,9 +191,6 @@ def test_a_function_and_a_method_are_freed():
     assert weak_method() is None
 
 
-@pytest.mark.xfail(strict=True, reason="not yet: a traced gc.function and its traces "
-                   "reference each other, so the cycle collector frees it, not its last "
-                   "reference (TensorFlow's has no reference cycle)")
 def test_a_traced_function_is_freed_without_the_cycle_collector():
     python_gc.disable()
     try:
@@ -210,8 +204,9 @@ def test_a_traced_function_is_freed_without_the_cycle_collector():
 
 
 @pytest.mark.xfail(strict=True, reason="not yet: a method taken from an instance holds "
-                   "it weakly (so the instance's traces die with it); TensorFlow's bound "
-                   "method keeps a temporary instance alive for its calls")
+                   "it weakly (so the instance's traces die with it) and raises "
+                   "ReferenceError once it is gone; TensorFlow 2.21's bound method holds "
+                   "it weakly too but then calls the function with self=None")
 def test_a_method_of_a_temporary_instance_can_be_called():
     class Foo:
         @gc.function
