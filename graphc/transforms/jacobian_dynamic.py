@@ -14,6 +14,11 @@ the function runs: ``gc.errors.InvalidArgumentError``, as TensorFlow raises.
 from __future__ import annotations
 
 import graphc.numpy as gnp
+from graphc import debugging
+from graphc.ops.creation import tf_range
+from graphc.ops.shape import shape as tf_shape
+from graphc.ops.tf_elementwise import cast
+from graphc.tf_api import tf_zeros
 from graphc.transforms import autodiff, recording
 from graphc.transforms.batching import vectorized_map
 from graphc.transforms.recording import unrecorded
@@ -25,22 +30,16 @@ def has_unknown_dims(t) -> bool:
     return shape is not None and any(d is None for d in shape)
 
 
-def _gc():
-    import graphc as gc  # the package imports this module's importer: late import
-    return gc
-
-
 def _one_hot_rows(m, dtype):
     """The ``(m, m)`` identity for a run-time ``m``."""
-    gc = _gc()
-    i = gc.range(m)
-    return gc.cast(gc.equal(gc.reshape(i, [-1, 1]), gc.reshape(i, [1, -1])), dtype)
+    i = tf_range(m)
+    return cast(gnp.equal(gnp.reshape(i, [-1, 1]), gnp.reshape(i, [1, -1])), dtype)
 
 
 def _dims(t) -> list:
     """``t``'s dims: the known ones as ints, the others as 0-d tensors read at run time
     (a reshape to them keeps the known dims known while tracing)."""
-    sizes = _gc().shape(t)
+    sizes = tf_shape(t)
     return [sizes[i] if d is None else d for i, d in enumerate(t.shape)]
 
 
@@ -68,9 +67,8 @@ def batch_jacobian_column(tape, target, source, unconnected, pullbacks):
     """Per-example Jacobian of ``target`` (``(b,) + inner``) with respect to ``source``
     (``(b,) + rest``): ``(b,) + inner + rest``, shapes read at run time; the batch sizes
     are checked when the function runs."""
-    gc = _gc()
     tshape, sshape = _dims(target), _dims(source)
-    gc.debugging.assert_equal(
+    debugging.assert_equal(
         tshape[0], sshape[0],
         message="Need first dimension of target shape and source shape to match "
                 "(batch_jacobian: the batch sizes of target and source differ)")
@@ -116,8 +114,7 @@ def _vectorized(tape, target, sources, seeds, fallback):
 
 def _finish(col, source, unconnected, layout):
     """One source's Jacobian of run-time shape ``layout(shape(source))``."""
-    from graphc.transforms.jacobian import _read, _takes_gradient
-    gc = _gc()
+    from graphc.transforms.jacobian import _read, _takes_gradient  # deferred: it imports us
     if not _takes_gradient(source):
         return None
     out_shape = layout(_dims(_read(source)))
@@ -126,4 +123,4 @@ def _finish(col, source, unconnected, layout):
     if unconnected == "none":
         return None
     with unrecorded():
-        return gc.zeros(out_shape, dtype=source.dtype)
+        return tf_zeros(out_shape, dtype=source.dtype)

@@ -174,7 +174,7 @@ def _reduce(g, node, ins, outs):
             g.line(f"{m} = {src}.reshape(({k}, {n}))")
             g.line(f"{res} = np.empty({k}, {np_type(acc_t)})")
             short = short_rows(op, [x.aval.shape[i] for i in run], x.aval.dtype, acc_t)
-            if short is not None:  # rows of <= 128 values: added inline, no call per row
+            if short is not None:  # rows of < 8 values: added inline, no call per row
                 add_short_rows(g, m, res, k, short, acc_t)
             else:
                 g.line(f"for _j in range({k}):")

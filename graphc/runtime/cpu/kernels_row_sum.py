@@ -110,32 +110,26 @@ def leaf_sum(row, n, T, res) -> list[str]:
 
 
 def short_rows(op, dims, in_t, acc_t):
-    """The row length when a float ``sum``/``mean`` reduces rows of at most 128 values
-    (static dims, no cast): one leaf of NumPy's pairwise tree, which the program adds
-    inline (:func:`add_short_rows`) instead of calling ``H.pairwise_sum`` per row; else
-    None."""
+    """The row length when a float ``sum``/``mean`` reduces rows of fewer than 8 values
+    (static dims, no cast), which ``H.pairwise_sum`` adds one by one; else None. (Rows
+    of 8 to 128 are inlined as a leaf only where the sum is folded into its loop: there
+    the row is in cache and the call was most of the time; elsewhere the longer code
+    costs more compile time than the call costs.)"""
     n = 1
     for d in dims:
         if d is None:
             return None
         n *= d
-    if op not in ("sum", "mean") or acc_t.kind != "f" or in_t != acc_t or not 0 < n <= 128:
+    if op not in ("sum", "mean") or acc_t.kind != "f" or in_t != acc_t or not 0 < n < 8:
         return None
     return n
 
 
 def add_short_rows(g, m, res, k, n, acc_t) -> None:
-    """``res[j]`` = the sum of row ``j`` of ``m`` (``n`` <= 128 values), as
-    ``H.pairwise_sum`` adds it (fewer than 8: ``res = 0; res += 0 + a[i]``; else
-    :func:`leaf_sum`), without a call per row."""
+    """``res[j]`` = the sum of row ``j`` of ``m`` (``n`` < 8 values), as
+    ``H.pairwise_sum`` adds it (``res = 0; res += 0 + a[i]``), without a call per row."""
     T, a = np_type(acc_t), g.tmp("a")
     g.line(f"for _j in range({k}):")
-    if n >= 8:
-        g.line(f"    _pwrow_ = {m}[_j]")
-        for ln in leaf_sum("_pwrow_", n, T, a):
-            g.line(f"    {ln}")
-        g.line(f"    {res}[_j] = {a}")
-        return
     g.line(f"    {a} = {T}(0)")
     g.line(f"    for _i in range({n}):")
     g.line(f"        {a} += {T}(0) + {m}[_j, _i]")

@@ -30,7 +30,6 @@ import hashlib
 import textwrap
 
 MIN_STATEMENTS = 4  # statements in a kernel worth a look (checks and raises included)
-MIN_WORK = 8  # assignments that make a kernel worth its own function even if used once
 PLACEHOLDER = "#@kernel "
 MODULE_NAMES = frozenset({"np", "H", "V", "math", "numba"}) | frozenset(dir(builtins))
 KERNEL_DECORATOR = "@numba.njit(error_model='numpy', nogil=True)"
@@ -58,13 +57,13 @@ def emit(gen, node, ins, outs, emitter):
 
 def resolve(gen) -> list[str]:
     """The program's lines with each placeholder replaced: by the call where its kernel
-    is used twice or more, or is long (``MIN_WORK`` assignments), else by its own lines;
-    and the definitions of the kernels called, to put before the program."""
+    is used twice or more (a kernel used once costs a function of its own to compile
+    and gains nothing), else by its own lines; and the definitions of the kernels called,
+    to put before the program."""
     uses: dict[str, int] = {}
     for name, _work, _block, _call in gen.sites:
         uses[name] = uses.get(name, 0) + 1
-    called = {name for name, work, _b, _c in gen.sites
-              if work >= MIN_WORK or (uses[name] > 1 and work >= 2)}
+    called = {name for name, work, _b, _c in gen.sites if uses[name] > 1 and work >= 2}
     lines = []
     for line in gen.lines:
         text = line.lstrip()
