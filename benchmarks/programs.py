@@ -199,6 +199,44 @@ def black_scholes(xp, erf, S, K, T, r=0.02, sigma=0.3):
     return S * cdf1 - K * xp.exp(-r * T) * cdf2
 
 
+# The programs whose loops read the same in both libraries' NumPy code (AutoGraph stages
+# graphc's ``for`` / ``while``; JAX's twins use lax loops, below).
+def gru(xp, xs, Wx, Wh, b):
+    h = xp.zeros((xs.shape[1], Wh.shape[0]))
+    for t in range(xs.shape[0]):
+        h = gru_cell(xp, h, xs[t], Wx, Wh, b)
+    return h
+
+
+def heat(xp, u):
+    for _ in range(HEAT_STEPS):
+        u = heat_step(xp, u)
+    return u
+
+
+def newton(xp, a):
+    x, lo, hi = a, xp.zeros_like(a), a + 1.0
+    while xp.max(xp.abs(x * x - a)) >= 1e-9:
+        x = 0.5 * (x + a / x)
+    for _ in range(40):  # bisection for the cube root, as a staged loop in graphc
+        mid = 0.5 * (lo + hi)
+        big = mid * mid * mid > a
+        lo, hi = xp.where(big, lo, mid), xp.where(big, mid, hi)
+    return x, 0.5 * (lo + hi)
+
+
+def nbody(xp, pos, vel, mass):
+    for _ in range(NBODY_STEPS):
+        pos, vel = nbody_step(xp, pos, vel, mass)
+    return pos, vel
+
+
+def rk4(xp, s):
+    for _ in range(RK4_STEPS):
+        s = rk4_step(xp, s)
+    return s
+
+
 NAMES = ("logreg", "kmeans", "gru", "softmax", "montecarlo", "heat", "newton", "nbody",
          "dpsgd", "rk4", "attention", "lstsq", "conv", "black_scholes")
 INPUTS = {"logreg": logreg_inputs, "kmeans": kmeans_inputs, "gru": gru_inputs,
@@ -207,8 +245,10 @@ INPUTS = {"logreg": logreg_inputs, "kmeans": kmeans_inputs, "gru": gru_inputs,
           "rk4": rk4_inputs, "attention": attention_inputs, "lstsq": lstsq_inputs,
           "conv": conv_inputs, "black_scholes": black_scholes_inputs}
 HEAT_STEPS, RK4_STEPS, NBODY_STEPS = 200, 500, 10
-# the programs written once for both libraries (``xp`` first); the others differ by idiom
+# the programs written once (``xp`` first): for both libraries, or (the loops) for graphc
+# and NumPy, JAX's twins using lax loops; the others differ by idiom
 GENERIC = {"logreg": logreg_step, "kmeans": kmeans_step, "montecarlo": montecarlo,
+           "gru": gru, "heat": heat, "newton": newton, "nbody": nbody, "rk4": rk4,
            "attention": attention, "lstsq": lstsq, "conv": conv_relu}
 
 
@@ -224,32 +264,6 @@ def graphc_program(name: str):
         dW, db = tape.gradient(loss, [W, b])
         return W - 0.5 * dW, b - 0.5 * db, loss
 
-    def gru(xs, Wx, Wh, b):
-        h = gnp.zeros((xs.shape[1], Wh.shape[0]))
-        for t in range(xs.shape[0]):
-            h = gru_cell(gnp, h, xs[t], Wx, Wh, b)
-        return h
-
-    def heat(u):
-        for _ in range(HEAT_STEPS):
-            u = heat_step(gnp, u)
-        return u
-
-    def newton(a):
-        x, lo, hi = a, gnp.zeros_like(a), a + 1.0
-        while gnp.max(gnp.abs(x * x - a)) >= 1e-9:
-            x = 0.5 * (x + a / x)
-        for _ in range(40):  # bisection for the cube root, as a staged loop
-            mid = 0.5 * (lo + hi)
-            big = mid * mid * mid > a
-            lo, hi = gnp.where(big, lo, mid), gnp.where(big, mid, hi)
-        return x, 0.5 * (lo + hi)
-
-    def nbody(pos, vel, mass):
-        for _ in range(NBODY_STEPS):
-            pos, vel = nbody_step(gnp, pos, vel, mass)
-        return pos, vel
-
     def dpsgd(X, y, w):
         def per_example(xy):
             with gc.GradientTape() as tape:
@@ -258,18 +272,12 @@ def graphc_program(name: str):
             return tape.gradient(loss, w)
         return dpsgd_finish(gnp, w, gc.vectorized_map(per_example, (X, y)))
 
-    def rk4(s):
-        for _ in range(RK4_STEPS):
-            s = rk4_step(gnp, s)
-        return s
-
     def black(S, K, T):
         return black_scholes(gnp, gc.math.erf, S, K, T)
 
     if name in GENERIC:
         return lambda *a: GENERIC[name](gnp, *a)
-    return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
-            "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
+    return {"softmax": softmax_step, "dpsgd": dpsgd, "black_scholes": black}[name]
 
 
 def jax_program(name: str):
@@ -318,10 +326,11 @@ def jax_program(name: str):
     def black(S, K, T):
         return black_scholes(jnp, erf, S, K, T)
 
-    if name in GENERIC:
-        return lambda *a: GENERIC[name](jnp, *a)
-    return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
-            "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
+    own = {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
+           "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}
+    if name in own:  # loops as lax loops: JAX's idiom
+        return own[name]
+    return lambda *a: GENERIC[name](jnp, *a)
 
 
 def numpy_program(name: str):
@@ -338,48 +347,16 @@ def numpy_program(name: str):
         dz = (e / s - Y) / X.shape[0]   # d loss / d z: softmax minus the one-hot labels
         return W - 0.5 * (X.T @ dz), b - 0.5 * np.sum(dz, axis=0), loss
 
-    def gru(xs, Wx, Wh, b):
-        h = np.zeros((xs.shape[1], Wh.shape[0]))
-        for t in range(xs.shape[0]):
-            h = gru_cell(np, h, xs[t], Wx, Wh, b)
-        return h
-
-    def heat(u):
-        for _ in range(HEAT_STEPS):
-            u = heat_step(np, u)
-        return u
-
-    def newton(a):
-        x, lo, hi = a, np.zeros_like(a), a + 1.0
-        while np.max(np.abs(x * x - a)) >= 1e-9:
-            x = 0.5 * (x + a / x)
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            big = mid * mid * mid > a
-            lo, hi = np.where(big, lo, mid), np.where(big, mid, hi)
-        return x, 0.5 * (lo + hi)
-
-    def nbody(pos, vel, mass):
-        for _ in range(NBODY_STEPS):
-            pos, vel = nbody_step(np, pos, vel, mass)
-        return pos, vel
-
     def dpsgd(X, y, w):
         t = np.tanh(X @ w)   # d/dw (tanh(x.w) - y)^2 = 2 (t - y) (1 - t^2) x, per example
         return dpsgd_finish(np, w, (2.0 * (t - y) * (1.0 - t * t))[:, None] * X)
-
-    def rk4(s):
-        for _ in range(RK4_STEPS):
-            s = rk4_step(np, s)
-        return s
 
     def black(S, K, T):
         return black_scholes(np, erf, S, K, T)
 
     if name in GENERIC:
         return lambda *a: GENERIC[name](np, *a)
-    return {"softmax": softmax_step, "gru": gru, "heat": heat, "newton": newton,
-            "nbody": nbody, "dpsgd": dpsgd, "rk4": rk4, "black_scholes": black}[name]
+    return {"softmax": softmax_step, "dpsgd": dpsgd, "black_scholes": black}[name]
 
 
 def as_numpy(out):

@@ -247,3 +247,13 @@ def set_openmp_passive(passive: bool) -> None:
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     else:
         os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode=None):
+    """``gnp.experimental_enable_numpy_behavior``: choose the dtype of Python floats where
+    no tensor fixes it.
+
+    ``prefer_float32=True``: ``gnp.asarray(1.)`` and ``gnp.add(1., 2.)`` give float32;
+    ``False`` (the default) restores NumPy's float64. Promotion stays NEP 50 either way.
+    """
+    state.prefer_float32 = bool(prefer_float32)

@@ -6,21 +6,15 @@ tracing. Arguments may be tensors, NumPy arrays or Python values; Python numbers
 (NEP 50). Results are ``gc.Tensor``; ``isinstance(t, gnp.ndarray)`` holds for them, and
 ``gnp.ndarray(shape, dtype)`` allocates as NumPy's constructor does (zero-filled).
 
-Why this file passes 400 lines: it is the namespace itself, almost only ``from ... import``
-blocks (one name per line, as the formatter writes them) for NumPy's ~500 names; the code
-lives in ``graphc/ops/``. Splitting it would only move the list into more files that
-``graphc.numpy`` imports again.
+It is the namespace itself, almost only ``from ... import`` blocks (one name per line, as
+the formatter writes them) for NumPy's ~500 names; the code lives in ``graphc/ops/``.
 """
 
 from __future__ import annotations
 
-import builtins as _builtins
-
 import numpy as _np
 
-from graphc import config as _config
-from graphc.core.registry import bind as _bind
-from graphc.core.registry import fast_binary, fast_unary
+from graphc.config import experimental_enable_numpy_behavior  # noqa: F401
 from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespace)
     bool_,
     complex64,
@@ -35,7 +29,6 @@ from graphc.dtypes import (  # noqa: F401  (dtype names are part of the namespac
     result_type,
     uint8,
 )
-from graphc.ops import elementwise as _ew
 from graphc.ops import fft_namespace as fft  # noqa: F401  (gnp.fft)
 from graphc.ops import linalg_namespace as linalg  # noqa: F401  (gnp.linalg)
 from graphc.ops import ufuncs as _ufuncs
@@ -339,8 +332,7 @@ from graphc.ops.set_ops import (
     unique_inverse,
     unique_values,
 )
-from graphc.ops.shape import (  # noqa: F401
-    argsort,
+from graphc.ops.shape import (  # noqa: F401  (argsort, reshape, sort: at the end)
     broadcast_to,
     expand_dims,
     flip,
@@ -348,8 +340,6 @@ from graphc.ops.shape import (  # noqa: F401
     pad,
     ravel,
     repeat,
-    reshape,
-    sort,
     squeeze,
     swapaxes,
     tile,
@@ -360,17 +350,7 @@ from graphc.ops.statistics import corrcoef, cov
 from graphc.ops.tnp_names import complex_, flatten, float_  # noqa: F401
 from graphc.ops.triangular import tri, tril, triu  # noqa: F401
 from graphc.ops.ufunc_methods import ufunc
-from graphc.ops.ufuncs import (
-    _BINARY,
-    _UNARY,
-    _wrap,
-    around,
-    astype,
-    clip,
-    divmod,
-    round,
-    where,
-)
+from graphc.ops.ufuncs import _BINARY, _UNARY, around, divmod, round, where  # astype, clip: end
 from graphc.ops.windows import (
     bartlett,
     blackman,
@@ -394,15 +374,6 @@ bool = bool_  # noqa: A001  (NumPy's ``np.bool``)
 # graphc/ops/ufuncs.py
 globals().update({_name: getattr(_ufuncs, _name) for _name in (*_UNARY, *_BINARY)})
 del _ufuncs
-
-
-def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode=None):
-    """Choose the dtype of Python floats where no tensor fixes it.
-
-    ``prefer_float32=True``: ``gnp.asarray(1.)`` and ``gnp.add(1., 2.)`` give float32;
-    ``False`` (the default) restores NumPy's float64. Promotion stays NEP 50 either way.
-    """
-    _config.state.prefer_float32 = _builtins.bool(prefer_float32)
 
 
 # NumPy 2's Array API keywords (device=, copy=, correction=, stable=, descending=,

@@ -45,9 +45,9 @@ _UFUNC_OUT_ELLIPSIS = _accepts_out_ellipsis()
 
 
 class Step(NamedTuple):
-    """One node as :func:`execute` runs it (a tuple: unpacked at once in the loop)."""
+    """One node as the plan runs it (one line of its function, ``plan_code.py``)."""
 
-    kind: int        # how to call ref: 1, 2 operands, no attrs; 3 a 0-d ufunc; 0 general
+    array_out: bool  # a ufunc with a 0-d result, called with out=... (_array_out)
     ref: object      # the op's NumPy reference
     ins: tuple       # input slots (tokens left out)
     attrs: dict | None
@@ -70,7 +70,6 @@ class Plan(NamedTuple):
     """
 
     n_inputs: int
-    n_slots: int
     steps: tuple
     out_slots: tuple
     preset: tuple
@@ -194,22 +193,13 @@ def _inlinable(node):
     return sub
 
 
-def _kind(node, ins, attrs) -> int:
-    """How :func:`execute` calls the step: 1 and 2, one or two operands and no attrs; 3, a
-    NumPy ufunc whose one result is 0-d (``out=...`` returns it as an array, not a NumPy
-    scalar to convert: ~0.5 us less per loop counter step); 0, the general call."""
-    if attrs is None and len(ins) == 1:
-        return 1
-    if attrs is None and len(ins) == 2:
-        kind = 2
-    else:
-        kind = 0
+def _array_out(node, ins, attrs) -> bool:
+    """Whether the step is a NumPy ufunc whose one result is 0-d: called with ``out=...``
+    it returns an array, not a NumPy scalar to convert (~0.5 us less per loop counter)."""
     ref = node.op.ref
-    if (_UFUNC_OUT_ELLIPSIS and attrs is None and isinstance(ref, np.ufunc)
+    return (_UFUNC_OUT_ELLIPSIS and attrs is None and isinstance(ref, np.ufunc)
             and ref.nout == 1 and ref.nin == len(ins) and len(node.outputs) == 1
-            and node.outputs[0].aval.shape == ()):
-        return 3
-    return kind
+            and node.outputs[0].aval.shape == ())
 
 
 def _build_plan(graph: Graph) -> Plan:
@@ -234,6 +224,7 @@ def _build_plan(graph: Graph) -> Plan:
     # inner values on slots after the graph's own; str(graph)'s numbering is unchanged.
     preset: dict[int, np.ndarray] = {}
     flat = []
+    fresh = len(slots)  # the next slot for a value inside a fused group (each its own)
     for node in graph.nodes:
         ins = tuple(slot(v, node) for v in node.inputs if not v.aval.is_token)
         outs = tuple(slots[v.id] for v in node.outputs if not v.aval.is_token)
@@ -250,10 +241,9 @@ def _build_plan(graph: Graph) -> Plan:
         for n in sub.nodes:
             for v in n.outputs:
                 if v.id not in inner:
-                    inner[v.id] = len(slots) + len(inner)
+                    inner[v.id], fresh = fresh, fresh + 1
             flat.append((sub, n, tuple(inner[v.id] for v in n.inputs),
                          tuple(inner[v.id] for v in n.outputs)))
-    n_slots = max([len(slots) - 1, *(s for *_, o in flat for s in o)]) + 1
 
     # The last step that reads each slot; outputs are read after the last step.
     last_use: dict[int, int] = {}
@@ -273,12 +263,12 @@ def _build_plan(graph: Graph) -> Plan:
             if s not in last_use and s not in keep:
                 free_at[i].append(s)  # a dead output (e.g. an unused second result)
         attrs = dict(node.attrs) if node.attrs else None
-        steps.append(Step(_kind(node, ins, attrs), node.op.ref, ins, attrs, outs,
+        steps.append(Step(_array_out(node, ins, attrs), node.op.ref, ins, attrs, outs,
                           tuple(sorted(free_at[i])), bool(node.op.multiple_results), owner,
                           node))
     steps, preset = tuple(steps), tuple(preset.items())
     run = plan_code.generate(steps, len(graph.inputs), preset, out_slots)
-    return Plan(len(graph.inputs), n_slots, steps, out_slots, preset, run)
+    return Plan(len(graph.inputs), steps, out_slots, preset, run)
 
 
 def _node_error(graph: Graph, node, inputs, error: Exception) -> Exception:

@@ -43,7 +43,7 @@ def generate(steps, n_inputs: int, preset, out_slots):
     for i, step in enumerate(steps):
         names[f"R{i}"] = step.ref
         operands = [f"v{s}" for s in step.ins]
-        if step.kind == 3:
+        if step.array_out:
             operands.append("out=...")
         elif step.attrs:
             names[f"A{i}"] = step.attrs
@@ -55,7 +55,7 @@ def generate(steps, n_inputs: int, preset, out_slots):
         elif step.outs and not step.multiple:
             out = f"v{step.outs[0]}"
             code = [f"{out} = {call}"]
-            if step.kind != 3:  # ufuncs on 0-d arrays return NumPy scalars: keep arrays
+            if not step.array_out:  # ufuncs on 0-d arrays return NumPy scalars: keep arrays
                 code.append(f"{out} = {out} if type({out}) is ND else AS({out})")
         else:  # no data outputs (a print): the result, whatever it is, is dropped
             code = [call]

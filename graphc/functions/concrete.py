@@ -109,7 +109,7 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
             structured.append(nest.unflatten(td, specs))
             call_args.append(nest.unflatten(td, symbols))
         ctx.input_names = input_names
-        pos, kw = _split_call(params, call_args)
+        pos, kw = structured_signature.split_call(params, call_args)
         before = snapshot_arguments(call_args)
         result = python_fn(*pos, **kw)
         check_unmodified(function.__name__, names, call_args, before)
@@ -134,20 +134,6 @@ def trace_concrete(function, python_fn, names, params, args) -> "ConcreteFunctio
     concrete.trace_seconds, concrete.input_names = time.perf_counter() - started, input_names
     concrete._aliases = variable_aliasing.traced_pairs(args)
     return concrete
-
-
-def _split_call(params, values):
-    pos, kw = [], {}
-    for p, v in zip(params, values):
-        if p.kind == p.VAR_POSITIONAL:
-            pos.extend(v)
-        elif p.kind == p.VAR_KEYWORD:
-            kw.update(v)
-        elif p.kind == p.KEYWORD_ONLY:
-            kw[p.name] = v
-        else:
-            pos.append(v)
-    return pos, kw
 
 
 class ConcreteFunction:

@@ -17,7 +17,7 @@ import numpy as np
 from graphc import nest
 from graphc.core.tensor import _eager
 from graphc.functions.call_checks import check_array_argument
-from graphc.functions.concrete import _split_call
+from graphc.functions.structured_signature import split_call
 
 
 def call_eagerly(function, args, kwargs):
@@ -27,7 +27,7 @@ def call_eagerly(function, args, kwargs):
         bound = function._sig.convert(bound)
     converted = [_convert(function, param.name, value)
                  for param, value in zip(function._params, bound)]
-    pos, kw = _split_call(function._params, converted)
+    pos, kw = split_call(function._params, converted)
     return function._python_function(*pos, **kw)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from graphc import nest
 from graphc.functions import eager_call
-from graphc.functions.concrete import _split_call
 from graphc.functions.signature import structure_key
+from graphc.functions.structured_signature import split_call
 from graphc.variables import Variable
 
 MAX_KEYS = 128  # inlined trace keys remembered per function (then counted afresh)
@@ -43,7 +43,7 @@ def call_inlined(function, args, kwargs):
         with function._traces.trace_lock:
             function.tracing_count += 1
             function.retrace_reasons.append("inlined into another gc.function's trace")
-    pos, kw = _split_call(function._params, bound)
+    pos, kw = split_call(function._params, bound)
     result = function._converted()(*pos, **kw)
     return nest.map_structure(_snapshot, result)
 

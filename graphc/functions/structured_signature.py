@@ -31,18 +31,25 @@ def leaf_names(param, arg) -> list:
     return _names(param.name, arg)
 
 
+def split_call(params, values) -> tuple:
+    """``(positional, keywords)``: ``values`` (one per parameter, in order) as a call
+    passes them: ``*args`` spread, ``**kwargs`` and keyword-only parameters by name."""
+    pos, kw = [], {}
+    for p, v in zip(params, values):
+        if p.kind == p.VAR_POSITIONAL:
+            pos.extend(v)
+        elif p.kind == p.VAR_KEYWORD:
+            kw.update(v)
+        elif p.kind == p.KEYWORD_ONLY:
+            kw[p.name] = v
+        else:
+            pos.append(v)
+    return pos, kw
+
+
 def args_and_kwargs(params, structured) -> tuple:
     """``(args, kwargs)`` of the per-parameter ``structured`` signature."""
     if params is None:  # made elsewhere (a loaded SavedModel): one entry per parameter
         return tuple(structured), {}
-    args, kwargs = [], {}
-    for p, spec in zip(params, structured):
-        if p.kind == p.VAR_POSITIONAL:
-            args.extend(spec)
-        elif p.kind == p.VAR_KEYWORD:
-            kwargs.update(spec)
-        elif p.kind == p.KEYWORD_ONLY:
-            kwargs[p.name] = spec
-        else:
-            args.append(spec)
+    args, kwargs = split_call(params, structured)
     return tuple(args), kwargs

@@ -130,7 +130,8 @@ def _trace_example(fn, leaves, treedef):
     # itself, so a GradientTape around the call sees its uses
     live = _eager_constants(ctx)
     captured += list(live.items())
-    nodes = [n for n in ctx.nodes if not (n.op.name == "const" and n.outputs[0] in live)]
+    # the nodes that made those values (recorded in ctx.constants_of) are not walked
+    nodes = [n for n in ctx.nodes if not any(v in live for v in n.outputs)]
     return _Example(ctx.inputs, nodes, outputs, out_td, _read_once(ctx)), captured
 
 

@@ -103,3 +103,19 @@ def test_generated_plan_frames_stay_out_of_the_users_traceback():
     files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
     assert files and all("<interpreter plan>" not in name for name in files)
     assert "gather" in str(info.value)
+
+
+def test_each_value_of_several_fused_groups_has_its_own_slot():
+    @gc.function(backend="numpy")
+    def f(x):
+        a = gnp.tanh(x * 0.5 + 0.1) - x  # one fused group
+        b = gnp.exp(gnp.sum(a) * a) * 2.0 + 1.0  # another, after the sum
+        return b
+
+    x = np.linspace(-1.0, 1.0, 5)
+    g = f.get_concrete_function(x).optimized_graph
+    assert [n.op.name for n in g.nodes].count("fused_elementwise") == 2
+    outs = [s for step in get_plan(g).steps for s in step.outs]
+    assert len(outs) == len(set(outs))  # each slot written once
+    a = np.tanh(x * 0.5 + 0.1) - x
+    np.testing.assert_array_equal(np.asarray(f(x)), np.exp(np.sum(a) * a) * 2.0 + 1.0)
