@@ -121,7 +121,7 @@ import graphc as gc
 from graphc.runtime.cpu import numba_cpu
 from graphc import nest
 from graphc.core import trace
-from graphc.functions.concrete import _split_call  # parameter order -> (args, kwargs)
+from graphc.functions.structured_signature import split_call  # parameters -> (args, kwargs)
 
 numba_cpu.settings.mode = "off"  # the interpreter: what is compared is the graph
 root, names = sys.argv[1], sys.argv[2:]
@@ -146,7 +146,7 @@ for name in names:
         fn = m.functions[spec["function"]]
         params = fn.concrete_functions()[0]._function._params
         for k, call in enumerate(spec["calls"]):
-            args, kwargs = _split_call(params, [decode(a, arrays) for a in call["args"]])
+            args, kwargs = split_call(params, [decode(a, arrays) for a in call["args"]])
             got = nest.flatten(fn(*args, **kwargs))[0]
             want = [decode(r, arrays) for r in call["results"]]
             assert len(got) == len(want), f"{len(got)} results, saved {len(want)}"
