@@ -21,4 +21,5 @@ TABLES = {
     "tensor_array": "benchmarks.bench_tensor_array",
     "programs": "benchmarks.bench_programs",
     "first_tier": "benchmarks.bench_first_tier",
+    "call_once": "benchmarks.bench_call_once",
 }
