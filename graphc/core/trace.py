@@ -31,6 +31,11 @@ from graphc.ir import graph as ir
 class TraceContext:
     """Collects the nodes of one graph being traced."""
 
+    # True: an eager tensor read in a branch or loop body traced inside this context
+    # becomes a constant of this one, captured (``gc.vectorized_map``: its walk binds
+    # the tensor itself for that constant, so a tape around the call sees every use)
+    hoists_constants = False
+
     def __init__(self, name: str = "graph"):
         self.name = name
         self.inputs: list[ir.Value] = []
@@ -77,11 +82,28 @@ class TraceContext:
         """The graph value for an operand: symbolic tensor, eager tensor or ndarray."""
         if isinstance(operand, Tensor):
             if operand._np is not None:
-                return self.constant(self.capture(operand))
+                return self._array(self.capture(operand))
             return self._own(operand._sym)
         if isinstance(operand, np.ndarray):
-            return self.constant(operand)
+            return self._array(operand)
         raise TypeError(f"cannot use {type(operand).__name__} as a graph value")
+
+    def _array(self, array: np.ndarray) -> ir.Value:
+        """A constant of ``array``; for an eager tensor's snapshot (``capture``) one of
+        the enclosing context that ``hoists_constants`` (not past a function's trace),
+        captured here."""
+        home = self
+        while not home.hoists_constants:
+            if home.parent is None or home.parent is home or "function" in home.__dict__:
+                return self.constant(array)
+            home = home.parent
+        root = home
+        while root.parent is not None:
+            root = root.parent
+        if home is self or not any(s is array for _, s in root.__dict__.get(
+                "snapshots", {}).values()):
+            return self.constant(array)
+        return self._own(home.constant(array))
 
     def _own(self, v: ir.Value) -> ir.Value:
         if v.id in self.owned:

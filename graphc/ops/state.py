@@ -193,17 +193,6 @@ def handle(variable):
     return _symbolic(value)
 
 
-def handle_variables(ctx) -> dict:
-    """``{value id: variable}``: the handles of ``ctx``'s graph and of the graphs it is
-    nested in (the innermost one naming a variable first)."""
-    out = {}
-    while ctx is not None:
-        for variable, value in ctx.__dict__.get(_HANDLES, {}).values():
-            out.setdefault(value.id, variable)
-        ctx = ctx.parent if ctx.parent is not ctx else None
-    return out
-
-
 def writes_variables(nodes) -> bool:
     """Whether any of ``nodes`` (or a node of their branches and loop bodies) writes a
     variable."""
@@ -213,7 +202,52 @@ def writes_variables(nodes) -> bool:
 
 def read(variable):
     """Record a read of ``variable`` in the current trace; return the symbolic value."""
+    once = _read_once_value(variable)
+    if once is not None:
+        return once
     return bind(READ_VARIABLE, handle(variable), shape=variable.shape, dtype=variable.dtype)
+
+
+# TraceContext attribute: id(variable) -> (variable, input value standing for its value)
+_READ_ONCE = "_graphc_read_once"
+
+
+def read_once(ctx) -> dict:
+    """Make ``ctx`` read each variable once: a read while ``ctx`` or a branch or loop
+    body inside it is traced gives an input of ``ctx`` standing for the variable's value
+    (no read node, no effect), the same for every read. Returns ``{id(variable):
+    (variable, input value)}``, filled as the trace reads; the caller feeds the inputs
+    (``gc.vectorized_map``: each variable read once, unbatched). A nested
+    ``gc.function``'s reads stay reads."""
+    return ctx.__dict__.setdefault(_READ_ONCE, {})
+
+
+def _read_once_value(variable):
+    ctx = trace.current()
+    while ctx is not None:
+        table = ctx.__dict__.get(_READ_ONCE)
+        if table is not None:
+            hit = table.get(id(variable))
+            if hit is None:
+                aval = _read_infer(None, shape=variable.shape, dtype=variable.dtype)
+                hit = table[id(variable)] = (variable, ctx.new_input(aval))
+            return _symbolic(hit[1])  # a tensor per read, as a read node gives
+        if hasattr(ctx, "function") or ctx.parent is ctx:
+            return None
+        ctx = ctx.parent
+    return None
+
+
+def read_once_values(ctx, variable) -> list:
+    """The inputs standing for ``variable``'s value in ``ctx`` and the contexts it is
+    nested in (``read_once``)."""
+    out = []
+    while ctx is not None:
+        hit = ctx.__dict__.get(_READ_ONCE, {}).get(id(variable))
+        if hit is not None and hit[0] is variable:
+            out.append(hit[1])
+        ctx = ctx.parent if ctx.parent is not ctx else None
+    return out
 
 
 def write(variable, value, mode: str) -> None:

@@ -16,7 +16,9 @@ traced program). One ``VectorizationWarning`` per call names them all;
 ``fallback_to_while_loop=False`` raises ``ValueError`` instead. A variable read is
 the same for every example unless ``fn`` writes a variable: it is read once, unbatched
 (through the variable, so a ``GradientTape`` around the call sees the read), as
-TensorFlow's pfor reads it.
+TensorFlow's pfor reads it, also inside a loop body or branch of ``fn`` (``fn`` is
+traced with ``state.read_once``; one that writes a variable is traced again without it,
+its reads and writes then running example by example, in order).
 """
 
 from __future__ import annotations
@@ -90,12 +92,9 @@ def _batched(graph, captured, leaves, size, looped) -> list:
     for inner, outer in captured:
         env[inner.id] = (outer, None)
     with scope_for(leaves):  # a batch on a GPU: the walk's constants are made there
+        for variable, value in graph.variables:
+            env[value.id] = (variable.read_value(), None)
         for node in graph.nodes:
-            handle = state.read_handle(node)
-            if handle is not None and handle.id in graph.variables:
-                (out,) = [o for o in node.outputs if not o.aval.is_token]
-                env[out.id] = (graph.variables[handle.id].read_value(), None)
-                continue
             _walk_node(node, env, size, leaves, looped)
         return [bu.with_batch(*env[v.id], size) for v in graph.outputs]
 
@@ -110,8 +109,8 @@ class BatchingRefused(ValueError):
 
 class _Example:
     """``fn``'s graph on one example: ``inputs`` (one per leaf of ``elems``), ``nodes``,
-    ``outputs``, the ``treedef`` of what ``fn`` returned and ``variables`` (handle
-    value id -> the variable: reads of it are read once; empty when ``fn`` writes)."""
+    ``outputs``, the ``treedef`` of what ``fn`` returned and ``variables`` ((variable,
+    the value standing for its reads): each read once; empty when ``fn`` writes)."""
 
     def __init__(self, inputs, nodes, outputs, treedef, variables):
         self.inputs, self.nodes, self.outputs, self.treedef = inputs, nodes, outputs, treedef
@@ -119,12 +118,9 @@ class _Example:
 
 
 def _trace_example(fn, leaves, treedef):
-    ctx = enter("vectorized_map")
-    with ctx:
-        args = [_symbolic(ctx.new_input(Aval(_example_shape(x), x.dtype))) for x in leaves]
-        out = converted(fn)(nest.unflatten(treedef, args))
-        flat, out_td = nest.flatten(out)
-        outputs = [to_value(ctx, leaf) for leaf in flat]
+    ctx, outputs, out_td = _trace(fn, leaves, treedef, read_once=True)
+    if state.writes_variables(ctx.nodes):  # reads and writes example by example, in order
+        ctx, outputs, out_td = _trace(fn, leaves, treedef, read_once=False)
     captured = [(inner, _symbolic(outer)) for outer, inner in ctx.captures.values()]
     # an eager tensor fn read became constants of its snapshot: the walk uses the tensor
     # itself, so a GradientTape around the call sees its uses
@@ -132,20 +128,22 @@ def _trace_example(fn, leaves, treedef):
     captured += list(live.items())
     # the nodes that made those values (recorded in ctx.constants_of) are not walked
     nodes = [n for n in ctx.nodes if not any(v in live for v in n.outputs)]
-    return _Example(ctx.inputs, nodes, outputs, out_td, _read_once(ctx)), captured
+    variables = list(state.read_once(ctx).values())
+    return _Example(ctx.inputs[:len(leaves)], nodes, outputs, out_td, variables), captured
 
 
-def _read_once(ctx) -> dict:
-    """Handle value id -> variable for the variables ``fn`` reads, its own handles and
-    the enclosing ones it captured; empty when ``fn`` writes a variable (then reads and
-    writes keep their order, example by example)."""
-    if state.writes_variables(ctx.nodes):
-        return {}
-    handles = state.handle_variables(ctx)
-    for outer, inner in ctx.captures.values():
-        if outer.id in handles:
-            handles[inner.id] = handles[outer.id]
-    return handles
+def _trace(fn, leaves, treedef, read_once):
+    """``fn`` traced on one example: ``(context, output values, output treedef)``."""
+    ctx = enter("vectorized_map")
+    ctx.hoists_constants = True  # an eager tensor read in a loop body: a use the walk sees
+    if read_once:
+        state.read_once(ctx)
+    with ctx:
+        args = [_symbolic(ctx.new_input(Aval(_example_shape(x), x.dtype))) for x in leaves]
+        out = converted(fn)(nest.unflatten(treedef, args))
+        flat, out_td = nest.flatten(out)
+        outputs = [to_value(ctx, leaf) for leaf in flat]
+    return ctx, outputs, out_td
 
 
 def _example_shape(x):

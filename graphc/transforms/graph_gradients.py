@@ -116,10 +116,21 @@ def _as_list(x) -> list:
 
 
 class _Walk:
-    """The records of the nodes of ``ctx`` that depend on the sources."""
+    """The records of the nodes that depend on the sources: those of ``ctx`` and of the
+    traces enclosing it (a subgraph's function, such as ``vectorized_map``'s ``fn``, may
+    take gradients with respect to a value of the enclosing ``gc.function``, as
+    TensorFlow's ``FuncGraph`` captures allow). A captured value's input stands for the
+    enclosing value it captured; the gradient ops for the enclosing nodes are built in
+    ``ctx``, reading the enclosing values as captures."""
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self.chain = []   # the enclosing contexts, outermost first, then ctx
+        while ctx is not None:
+            self.chain.insert(0, ctx)
+            ctx = ctx.parent
+        # a captured value's input id -> the enclosing value it stands for
+        self.up = {inner.id: outer for c in self.chain for outer, inner in c.captures.values()}
         self.by_value: dict[int, Tensor] = {}   # IR value id -> the one tensor for it
         self.live: set[int] = set()             # value ids the sources reach
         self.variables: dict[int, tuple] = {}   # id(variable) -> (variable, [reads])
@@ -132,7 +143,9 @@ class _Walk:
             t = t.read_value()
         if not isinstance(t, Tensor) or t._sym is None:
             return t
-        v = self.ctx.value_of(t)
+        v = self.ctx.value_of(t)   # may capture t: its input stands for t's value
+        self.up.update((inner.id, outer) for outer, inner in self.ctx.captures.values())
+        v = self._canonical(v)
         return self.by_value.setdefault(v.id, t if t._sym is v else _symbolic(v))
 
     def source(self, x) -> list:
@@ -141,6 +154,8 @@ class _Walk:
             handle = state.handle(x)._sym
             reads = [self.of(n.outputs[0]) for n in self.ctx.nodes
                      if state.read_handle(n) is handle]
+            # reads that ``state.read_once`` turned into one value (vectorized_map's fn)
+            reads += [self.of(v) for v in state.read_once_values(self.ctx, x)]
             self.variables[id(x)] = (x, reads)
             self.live.update(r._sym.id for r in reads)
             for node in self.ctx.nodes:
@@ -158,18 +173,24 @@ class _Walk:
         return [t]
 
     def _captured_uses(self, x) -> list:
-        root = self.ctx
-        while root.parent is not None:
-            root = root.parent
-        hit = root.__dict__.get("snapshots", {}).get(id(x))
+        hit = self.chain[0].__dict__.get("snapshots", {}).get(id(x))
         if hit is None or hit[0] is not x:
             return []
-        made = self.ctx.constants_of.get(id(hit[1]))  # the constants of its snapshot
-        return list(made[1]) if made is not None and made[0] is hit[1] else []
+        uses = []
+        for ctx in self.chain:
+            made = ctx.constants_of.get(id(hit[1]))  # the constants of its snapshot
+            uses += list(made[1]) if made is not None and made[0] is hit[1] else []
+        return uses
+
+    def _canonical(self, value):
+        """The value of the context that made ``value`` (a captured input's source)."""
+        while value.id in self.up:
+            value = self.up[value.id]
+        return value
 
     def stop(self, tensors) -> None:
         """Hold ``tensors`` constant: their producers get no cotangent for them."""
-        self.stopped = {t._sym.id for t in tensors if isinstance(t, Tensor)
+        self.stopped = {self._canonical(t._sym).id for t in tensors if isinstance(t, Tensor)
                         and t._sym is not None and self.ctx.knows(t._sym)}
 
     def _reads_inside(self, node, handles, variable) -> None:
@@ -194,17 +215,25 @@ class _Walk:
     def _produced(self, value):
         """A record's output: the walk's tensor, or for a stopped value a tensor of its
         own, which no cotangent reaches (``stop_gradients``)."""
+        value = self._canonical(value)
         return _symbolic(value) if value.id in self.stopped else self.of(value)
 
     def of(self, value):
+        value = self._canonical(value)
         t = self.by_value.get(value.id)
         if t is None:
             t = self.by_value[value.id] = _symbolic(value)
         return t
 
     def records(self) -> list:
-        notes = list(self.ctx.__dict__.get(_NOTES, ()))
-        nodes = list(self.ctx.nodes)   # the rules add nodes: walk the ones there now
+        out = []
+        for ctx in self.chain:   # an enclosing trace's nodes all come before ctx's
+            out += self._records_of(ctx)
+        return out
+
+    def _records_of(self, ctx) -> list:
+        notes = list(ctx.__dict__.get(_NOTES, ()))
+        nodes = list(ctx.nodes)   # the rules add nodes: walk the ones there now
         owned = {i for at, _, first in notes for i in range(first, at)}
         out = []
         at = 0
@@ -218,7 +247,7 @@ class _Walk:
 
     def _add_node(self, node, out) -> None:
         ins = [v for v in node.inputs if not v.aval.is_token]
-        if not any(v.id in self.live for v in ins) and not (
+        if not any(self._canonical(v).id in self.live for v in ins) and not (
                 self.inner_reads and variables_read(node.subgraphs(), self.inner_reads)):
             return
         outs = [v for v in node.outputs if not v.aval.is_token]

@@ -22,9 +22,10 @@ from graphc.ops.batch_util import batch_size
 from graphc.ops.control.flow import while_loop
 from graphc.ops.control.trace import enter
 from graphc.ops.convert import convert_to_tensor
-from graphc.ops.join import stack
-from graphc.ops.shape import broadcast_to
+from graphc.ops.join import concat, stack
+from graphc.ops.shape import broadcast_to, reshape, shape
 from graphc.ops.tensor_array.array import TensorArray
+from graphc.ops.tf_elementwise import cast
 
 
 class MapFnDtypeError(InvalidArgumentError, TypeError):
@@ -159,14 +160,27 @@ def _eager_loop(call, n, specs):
 
 
 def _traced_loop(call, n, specs):
-    arrays = [TensorArray(dtype, size=n, element_shape=shape) for dtype, shape in specs]
+    """A result of unknown rank is written flattened (a TensorArray wants elements of
+    known rank) and its shape kept in a loop variable; after the loop the stacked rows
+    are reshaped to ``(n, *shape)`` (``(0,)`` after no trips): a result of unknown shape,
+    as TensorFlow's."""
+    m, unranked = len(specs), [k for k, (_, s) in enumerate(specs) if s is None]
+    arrays = [TensorArray(dtype, size=n, element_shape=(None,) if s is None else s)
+              for dtype, s in specs]
 
-    def body(i, *tas):
+    def body(i, *state):
         values = call(i)
-        return (i + 1, *[ta.write(i, v) for ta, v in zip(tas, values)])
+        flat = [reshape(v, [-1]) if k in unranked else v for k, v in enumerate(values)]
+        return (i + 1, *[ta.write(i, v) for ta, v in zip(state[:m], flat)],
+                *[shape(values[k], np.int64) for k in unranked])
 
-    final = while_loop(lambda i, *tas: i < n, body, (np.asarray(0, np.int64), *arrays))
-    return [ta.stack() for ta in final[1:]]
+    dims = [np.zeros((0,), np.int64) for _ in unranked]
+    final = while_loop(lambda i, *_: i < n, body, (np.asarray(0, np.int64), *arrays, *dims))
+    tas, dims = final[1:m + 1], final[m + 1:]
+    out = [ta.stack() for ta in tas]
+    for k, d in zip(unranked, dims):
+        out[k] = reshape(out[k], concat([reshape(cast(n, np.int64), [1]), d], 0))
+    return out
 
 
 def _probe(apply, leaves, specs):

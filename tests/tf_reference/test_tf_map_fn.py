@@ -157,10 +157,6 @@ def test_static_shape_matches_value(mode):
     assert value(y).shape == (2, 3)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="not yet: graphc's map_fn stacks its results in a TensorArray, "
-                   "which needs elements of known rank: over an unknown-rank input it "
-                   "fails while tracing (TensorFlow: a result of unknown shape)")
 def test_unknown_rank_input_gives_unknown_shape():
     seen = []
 

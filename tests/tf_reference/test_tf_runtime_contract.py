@@ -125,12 +125,7 @@ def test_a_variable_created_on_every_call_is_refused_at_once():
         make(gc.constant(1.0))
 
 
-@pytest.mark.parametrize("op", [
-    "transpose",
-    pytest.param("map_fn", marks=pytest.mark.xfail(
-        strict=True, reason="not yet: graphc's map_fn stacks its results in a "
-        "TensorArray, which needs elements of known rank while tracing")),
-    "vectorized_map"])
+@pytest.mark.parametrize("op", ["transpose", "map_fn", "vectorized_map"])
 def test_unknown_rank_specs_trace(op):
     body = {"transpose": gc.transpose,
             "map_fn": lambda x: gc.map_fn(lambda r: r * 2.0, x),
