@@ -193,6 +193,21 @@ def _inlinable(node):
     return sub
 
 
+def _static_reshape(node):
+    """For an op whose result is its operand's data in a new shape (``extra["reshapes"]``:
+    ``reshape``, ``expand_dims``, ``squeeze``) between static shapes: a ref that is one
+    ``reshape`` to the output's shape (tracing checked the shapes; the op's own ref
+    spends microseconds on axis arithmetic per call). None otherwise."""
+    if not node.op.extra.get("reshapes") or len(node.inputs) != 1:
+        return None
+    if (node.attrs or {}).get("order", "C") != "C":
+        return None
+    x, out = node.inputs[0].aval.shape, node.outputs[0].aval.shape
+    if x is None or out is None or None in x or None in out:
+        return None
+    return lambda a, _shape=out: a.reshape(_shape)
+
+
 def _array_out(node, ins, attrs) -> bool:
     """Whether the step is a NumPy ufunc whose one result is 0-d: called with ``out=...``
     it returns an array, not a NumPy scalar to convert (~0.5 us less per loop counter)."""
@@ -263,7 +278,12 @@ def _build_plan(graph: Graph) -> Plan:
             if s not in last_use and s not in keep:
                 free_at[i].append(s)  # a dead output (e.g. an unused second result)
         attrs = dict(node.attrs) if node.attrs else None
-        steps.append(Step(_array_out(node, ins, attrs), node.op.ref, ins, attrs, outs,
+        ref = _static_reshape(node)
+        if ref is None:
+            ref = node.op.ref
+        else:
+            attrs = None
+        steps.append(Step(_array_out(node, ins, attrs), ref, ins, attrs, outs,
                           tuple(sorted(free_at[i])), bool(node.op.multiple_results), owner,
                           node))
     steps, preset = tuple(steps), tuple(preset.items())

@@ -99,6 +99,10 @@ class OpDef:
     * ``blocks``: how the op runs on the blocks of a chunked array (``graphc.dask``), a
       rule of :mod:`graphc.ops.blocks`; ``None``: blockwise when ``elementwise``, else
       the op cannot be split by blocks.
+    * ``extra``: facts a few walks read, by name: ``runs_subgraph`` (the attr holding a
+      subgraph the op runs exactly: the interpreter splices its steps in), ``reshapes``
+      (the result is the operand's data in the output's shape, C order: between static
+      shapes the interpreter runs one ``reshape``), ``runs_user_code``, ``no_fold``.
     """
 
     name: str

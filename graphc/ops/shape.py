@@ -76,7 +76,7 @@ def _reshape_ref(x, *shape_operand, shape, order="C"):
 # ``shape`` attr: its template)
 RESHAPE = register(OpDef(name="reshape",
                          attrs={"shape": SHAPE, "order": STR},
-                         infer=_reshape_infer, ref=_reshape_ref))
+                         infer=_reshape_infer, ref=_reshape_ref, extra={"reshapes": True}))
 
 
 def _transpose_infer(x, axes=None):
@@ -119,7 +119,7 @@ def _expand_dims_ref(x, axis):
 
 
 EXPAND_DIMS = register(OpDef(name="expand_dims", attrs={"axis": INTS}, infer=_expand_dims_infer,
-                             ref=_expand_dims_ref, blocks=NEW_AXES))
+                             ref=_expand_dims_ref, blocks=NEW_AXES, extra={"reshapes": True}))
 
 
 def _squeeze_infer(x, axis=None):
@@ -142,7 +142,8 @@ def _squeeze_ref(x, axis=None):
 
 SQUEEZE = register(OpDef(name="squeeze",
                          attrs={"axis": AXES},
-                         infer=_squeeze_infer, ref=_squeeze_ref, blocks=NEW_AXES))
+                         infer=_squeeze_infer, ref=_squeeze_ref, blocks=NEW_AXES,
+                         extra={"reshapes": True}))
 
 
 def _broadcast_to_infer(x, *shape_operand, shape):

@@ -119,3 +119,24 @@ def test_each_value_of_several_fused_groups_has_its_own_slot():
     assert len(outs) == len(set(outs))  # each slot written once
     a = np.tanh(x * 0.5 + 0.1) - x
     np.testing.assert_array_equal(np.asarray(f(x)), np.exp(np.sum(a) * a) * 2.0 + 1.0)
+
+
+def test_reshaping_ops_between_static_shapes_are_one_reshape():
+    def f(x):
+        a = gnp.expand_dims(x, (0, -1))        # (1, 3, 4, 1)
+        b = gnp.squeeze(a, axis=(0, 3))         # (3, 4)
+        return gnp.reshape(b, (2, 6)), gc.reshape(x, (4, -1))
+
+    x = np.arange(12.0).reshape(3, 4)
+    graph = gc.function(f).get_concrete_function(x).graph  # as traced: every op there
+    steps = get_plan(graph).steps
+    assert {s.node.op.name for s in steps} == {"expand_dims", "squeeze", "reshape"}
+    assert all(s.ref is not s.node.op.ref and s.attrs is None for s in steps)
+    for have, want in zip(run_graph(graph, [x]), (x.reshape(2, 6), x.reshape(4, 3))):
+        assert np.asarray(have).shape == want.shape and (np.asarray(have) == want).all()
+    # unknown dims: the op's own ref (its checks) runs
+    dynamic = gc.function(f, backend="numpy",
+                          input_signature=[gc.TensorSpec([None, 4], gc.float64)])
+    steps = get_plan(dynamic.get_concrete_function().graph).steps
+    assert all(s.ref is s.node.op.ref for s in steps)
+    assert np.asarray(dynamic(x)[0]).tolist() == x.reshape(2, 6).tolist()
