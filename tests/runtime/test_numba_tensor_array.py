@@ -99,3 +99,23 @@ def test_a_write_past_a_fixed_size_raises_when_the_program_runs():
     assert f.get_concrete_function(gc.constant(np.int64(2))).runtime.backend == "numba"
     with pytest.raises(InvalidArgumentError, match="out of bounds.*dynamic_size"):
         f(gc.constant(np.int64(4)))
+
+
+def skipping_writes(x):
+    """Writes that skip rows and grow the array: the skipped rows stack as zeros."""
+    ta = gc.TensorArray(gc.float64, size=0, dynamic_size=True)
+    ta = ta.write(0, x)
+    for i in gc.range(3):
+        ta = ta.write(3 * i + 2, x * gc.cast(i + 2, gc.float64))  # rows 2, 5, 8
+    ta = ta.scatter(gnp.asarray([13, 11], dtype=gc.int64), gnp.stack([x, -x]))
+    return ta.stack()
+
+
+def test_rows_a_write_skips_read_as_zeros():
+    x = gc.constant(np.array([1.5, -2.0]))
+    got = _compiled(skipping_writes, x).numpy()
+    want = np.zeros((14, 2))
+    want[0], want[2], want[5], want[8] = x.numpy(), 2 * x.numpy(), 3 * x.numpy(), 4 * x.numpy()
+    want[13], want[11] = x.numpy(), -x.numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(gc.function(skipping_writes, backend="numpy")(x).numpy(), want)

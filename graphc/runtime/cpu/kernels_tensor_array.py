@@ -35,7 +35,8 @@ def zeros(g, node, ins, outs):
 @emitter("tensor_array_write")
 def write(g, node, ins, outs):
     """A new buffer of ``max(2 * capacity, need)`` rows when the write needs more room
-    (``dynamic``), else of ``capacity`` rows; old rows copied, the value's rows written."""
+    (``dynamic``), else of ``capacity`` rows; the rows below the size copied, rows the
+    write skips zeroed, the value's rows written."""
     b, s, ix, v = ins
     mode, dynamic = node.attrs["mode"], node.attrs["dynamic"]
     provisional = node.attrs.get("provisional", False)
@@ -78,20 +79,22 @@ def write(g, node, ins, outs):
         g.line(f"    {new} = max(2 * {cap}, {need})")
     else:
         g.line("    raise ValueError('TensorArray: index out of bounds (dynamic_size=False)')")
-    out = outs[0]
+    out, size = outs[0], g.tmp("size")
+    # Rows past the size are never read (reads and stacks stop there): a new buffer gets
+    # only the written rows, and the rows a write skips become zeros (as the ref's).
+    g.line(f"{size} = min(np.int64({s.name}), {cap}) if {keep} else 0")
     if node in g.ownership.in_place:  # nobody reads the old buffer: reuse it if it fits
         g.line(f"if {keep} and {new} == {cap}:")
         g.line(f"    {out} = {b.name}")
         g.line("else:")
         g.depth += 1
     g.line(f"{out} = np.empty({shape_expr([new, *vdims])}, {np_type(aval.dtype)})")
-    g.line(f"if {keep}:")
-    g.line(f"    {out}[:{cap}] = {b.name}")
-    g.line(f"    {out}[{cap}:] = 0")
-    g.line("else:")
-    g.line(f"    {out}[:] = 0")
+    g.line(f"{out}[:{size}] = {b.name}[:{size}]")
     if node in g.ownership.in_place:
         g.depth -= 1
+    gap = need if mode == "many" else f"min({lo}, {need})"  # many: rows between indices
+    g.line(f"if {gap} > {size}:")
+    g.line(f"    {out}[{size}:{gap}] = 0")
     if mode == "one":
         g.line(f"{out}[{lo}] = {v.name}")
     elif mode == "block":
