@@ -47,6 +47,7 @@ from graphc.runtime.cpu import (
     kernels_state,  # noqa: F401  (registers variable reads and writes)
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
     outline,
+    tiny,
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.cpu.kernels_row_sum import fusable_row_sum, fused_row_sum
@@ -191,6 +192,7 @@ class _Gen(Loops):
             if val is None:
                 self.reasons.append("an output is not defined by the graph")
                 break
+            val = tiny.array(self, val)
             outs.append(val.name)
             scalar_out.append(v.aval.dtype if val.scalar else None)
         for k in written:
@@ -233,6 +235,9 @@ class _Gen(Loops):
                     raise Unsupported("operand of unknown rank")
                 if self.ownership.writes_operand(node):
                     self._flush()  # an open fused loop may read the old contents
+                if node not in self.ownership.into_region and tiny.emit(self, node):
+                    continue  # tiny vectors kept as scalars (tiny.py)
+                tiny.materialize(self, node)
                 if node in self.ownership.into_region:
                     self._flush()
                     kernels_setitem.region(self, node, self.ownership.into_region[node])
@@ -258,10 +263,11 @@ class _Gen(Loops):
         for v, x in zip(graph.inputs, args):
             child.vals[v.id] = Val(x.name, v.aval, x.contig)
         child._nodes()
+        results = [tiny.array(child, child.vals[v.id]) for v in graph.outputs]
         self._n = child._n
         if child.reasons:
             raise Unsupported(f"in {graph.name}: " + "; ".join(child.reasons))
-        return [child.vals[v.id] for v in graph.outputs]
+        return results
 
     def _module(self, params) -> str:
         text = format_graph(self.graph).splitlines()

@@ -66,6 +66,19 @@ class FortranVal(Val):
     __slots__ = ()
 
 
+class ColumnsVal(Val):
+    """A view ``base[..., start:start + n]`` (step 1) of the C-contiguous array ``base``
+    of the same rank: not ``contig``, but each row is, so a rows x last-dim loop reads it
+    as ``base``'s row at ``start + k`` (contiguous loads that vectorize) rather than
+    through the view's run-time strides (``loop_shapes._row_loop``)."""
+
+    __slots__ = ("base", "start")
+
+    def __init__(self, name, aval, base, start):
+        super().__init__(name, aval, contig=False)
+        self.base, self.start = base, start
+
+
 # Helpers whose element can raise. Numba loses an exception raised inside a ``prange``
 # loop (measured, Numba 0.68: the call returns, the element left unwritten), so a loop
 # calling one stays serial and the exception reaches the executor.

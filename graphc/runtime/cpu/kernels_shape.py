@@ -11,6 +11,7 @@ import numpy as np
 
 from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import (
+    ColumnsVal,
     FortranVal,
     Unsupported,
     Val,
@@ -294,4 +295,22 @@ def _getitem(g, node, ins, outs):
         return [Val(outs[0], aval, x.contig)]
     index = ", ".join(parts) + ("," if len(parts) == 1 else "")
     g.line(f"{outs[0]} = {x.name}[{index}]")
+    start = _columns_start(x, key)
+    if start is not None:
+        return [ColumnsVal(outs[0], aval, x.name, start)]
     return [Val(outs[0], aval, contig=False)]
+
+
+def _columns_start(x: Val, key):
+    """The first column when ``x[key]`` keeps every dim of the C-contiguous ``x``, whole
+    but the last, sliced with step 1 (rows of ``x`` cut to one run of columns); else
+    None."""
+    shape = x.aval.shape
+    if not x.contig or len(shape) < 2 or len(key) != len(shape) or None in shape:
+        return None
+    if any(e != ("slice", None, None, None) for e in key[:-1]):
+        return None
+    tag, *bounds = key[-1]
+    if tag != "slice" or any(isinstance(b, tuple) for b in bounds) or bounds[2] not in (None, 1):
+        return None
+    return slice(*bounds).indices(shape[-1])[0]

@@ -46,14 +46,19 @@ class LoopShapes:
     def _row_kinds(ins, arrays, shape):
         """How each array operand of a static broadcasting loop reads in a rows x last-dim
         loop: ``full`` (the output's shape), ``row`` (only the last dim, e.g. a bias),
-        ``col`` (the leading dims, last dim 1: one value per row), ``one`` (one element);
-        None when some operand is none of these (the general N-d loop then)."""
+        ``col`` (the leading dims, last dim 1: one value per row), ``one`` (one element),
+        ``cols`` (the output's shape, a run of columns of a C-contiguous array:
+        ``kernels.ColumnsVal``); None when some operand is none of these (the general N-d
+        loop then)."""
         if None in shape or len(shape) < 2 or 0 in shape:
             return None
         kinds = {}
         for j in arrays:
             x = ins[j]
             xs = (1,) * (len(shape) - len(x.aval.shape)) + tuple(x.aval.shape)
+            if isinstance(x, kernels.ColumnsVal) and tuple(x.aval.shape) == shape:
+                kinds[j] = "cols"
+                continue
             if not x.contig:
                 return None
             if xs == shape:
@@ -77,8 +82,8 @@ class LoopShapes:
         flat = {}
         for j, kind in kinds.items():
             flat[j] = f"_f{g}_{j}"
-            src = ins[j].name
-            self.line(f"{flat[j]} = {src}.reshape({rows}, -1)" if kind == "full"
+            src = ins[j].base if kind == "cols" else ins[j].name
+            self.line(f"{flat[j]} = {src}.reshape({rows}, -1)" if kind in ("full", "cols")
                       else f"{flat[j]} = {src}.reshape(-1)")
         outs2 = [f"_fo{g}_{k}" for k in range(len(outs))]
         for o, o2 in zip(outs, outs2):
@@ -91,7 +96,7 @@ class LoopShapes:
         self.line(f"for {r} in {'numba.prange' if parallel else 'range'}({outs2[0]}.shape[0]):")
         self.depth += 1
         for j, kind in kinds.items():  # per-row operands, hoisted out of the inner loop
-            if kind == "full":
+            if kind in ("full", "cols"):
                 self.line(f"_row{g}_{j} = {flat[j]}[{r}]")
             elif kind == "col":
                 self.line(f"{elem[j]} = {flat[j]}[{r}]")
@@ -105,6 +110,8 @@ class LoopShapes:
             kind = kinds.get(j)
             if kind == "full":
                 self.line(f"{elem[j]} = _row{g}_{j}[_k]")
+            elif kind == "cols":
+                self.line(f"{elem[j]} = _row{g}_{j}[_k + {x.start}]")
             elif kind == "row":
                 self.line(f"{elem[j]} = {flat[j]}[_k]")
             elif kind is None:
