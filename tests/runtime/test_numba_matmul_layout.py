@@ -32,3 +32,32 @@ def test_transposed_operands_are_not_copied_and_agree(dtype):
     source = numba_cpu.executor_for(fn.get_concrete_function(a, b, c).optimized_graph) \
         .program.source
     assert "H.dot(" in source and ".copy()" not in source
+
+
+def batched(a, w, u, v, i, j):
+    return (a @ w,       # a shared right matrix: one product of all the rows
+            u @ v,       # a contraction over one index: outer products
+            u @ v[0],    # the same with v[0] shared
+            i @ j)       # int32 outer products (wraparound)
+
+
+def test_batched_matmuls_flattened_or_as_products_agree_with_numpy():
+    rng = np.random.default_rng(4)
+    a, w = rng.normal(size=(6, 2, 5)), rng.normal(size=(5, 3))
+    u, v = rng.normal(size=(4, 3, 1)), rng.normal(size=(4, 1, 2))
+    u[0, 0, 0], v[0, 0, 1] = -1.0, 0.0  # -1 * 0: BLAS and NumPy give +0.0
+    i = np.array([[[70000]], [[-3]]], np.int32)
+    j = np.array([[[70000, 2]], [[5, -7]]], np.int32)
+    args = (a, w, u, v, i, j)
+    f = gc.function(batched)
+    ex = numba_cpu.executor_for(f.get_concrete_function(*args).optimized_graph)
+    assert ex.backend == "numba", ex.explain()
+    src = ex.program.source
+    assert src.count("H.dot_into(") == 0 and src.count("_av * ") == 3
+    got = f(*args)
+    want = (a @ w, u @ v, u @ v[0], i @ j)
+    np.testing.assert_allclose(got[0].numpy(), want[0], rtol=1e-13)  # BLAS: 64 ulp
+    for g, wnt in zip(got[1:], want[1:]):
+        assert g.numpy().dtype == wnt.dtype
+        np.testing.assert_array_equal(g.numpy(), wnt)
+        assert (np.signbit(g.numpy()) == np.signbit(wnt)).all()

@@ -8,7 +8,9 @@
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
   slice of the result (``H.dot_into(a, b, out)`` for floats); an operand whose batch dims
   broadcast is first copied out to the result's batch dims, a 2-D operand is shared by
-  all. Rank-1 operands next to batched ones are not compiled.
+  all. A shared 2-D right operand makes one product of all the left rows (one BLAS
+  call); a contraction over one index (outer products) is a loop of products. Rank-1
+  operands next to batched ones are not compiled.
 """
 
 from __future__ import annotations
@@ -111,6 +113,17 @@ def _batched(g, node, a, b, o):
     (a3, a_b), (b3, b_b) = _operand(g, a, batch, out_t), _operand(g, b, batch, out_t)
     rows = a.dim(len(a.aval.shape) - 2)
     cols = b.dim(len(b.aval.shape) - 1)
+    dims = [str(d) for d in batch] + [rows, cols]
+    if a.aval.shape[-1] == 1:  # outer products: no BLAS call per batch element
+        return [_outer(g, aval, (a3, a_b), (b3, b_b), batch, rows, cols, o)]
+    if a_b and not b_b:  # a 2-D right operand shared by all: one product of the rows
+        k = a.dim(len(a.aval.shape) - 1)
+        flat = f"{a3}.reshape(({math.prod(batch)} * {rows}, {k}))"
+        product = (f"H.dot({flat}, {b3})" if out_t.kind == "f" else
+                   f"H.int_matmul({flat}, {b3}, np.empty(({math.prod(batch)} * {rows}, "
+                   f"{cols}), {np_type(out_t)}))")
+        g.line(f"{o} = {product}.reshape({shape_expr(dims)})")
+        return [Val(o, aval)]
     o3 = g.tmp("mo")
     g.line(f"{o3} = np.empty(({math.prod(batch)}, {rows}, {cols}), {np_type(out_t)})")
     g.line(f"for _b in range({o3}.shape[0]):")
@@ -120,6 +133,24 @@ def _batched(g, node, a, b, o):
         g.line(f"    H.dot_into({lhs}, {rhs}, {o3}[_b])")
     else:
         g.line(f"    H.int_matmul({lhs}, {rhs}, {o3}[_b])")
-    dims = [str(d) for d in batch] + [rows, cols]
     g.line(f"{o} = {o3}.reshape({shape_expr(dims)})")
     return [Val(o, aval)]
+
+
+def _outer(g, aval, a, b, batch, rows, cols, o) -> Val:
+    """A batched matmul over one shared index: each element is one product, written as
+    BLAS leaves it (``0 + a*b``: a -0.0 product becomes +0.0)."""
+    (a3, a_b), (b3, b_b) = a, b
+    o3 = g.tmp("mo")
+    g.line(f"{o3} = np.empty(({math.prod(batch)}, {rows}, {cols}), "
+           f"{np_type(aval.dtype)})")
+    zero = " + 0.0" if aval.dtype.kind == "f" else ""
+    g.line(f"for _b in range({o3}.shape[0]):")
+    g.line(f"    for _i in range({o3}.shape[1]):")
+    g.line(f"        _av = {a3}[_b, _i, 0]" if a_b else f"        _av = {a3}[_i, 0]")
+    g.line(f"        for _j in range({o3}.shape[2]):")
+    rhs = f"{b3}[_b, 0, _j]" if b_b else f"{b3}[0, _j]"
+    g.line(f"            {o3}[_b, _i, _j] = _av * {rhs}{zero}")
+    dims = [str(d) for d in batch] + [rows, cols]
+    g.line(f"{o} = {o3}.reshape({shape_expr(dims)})")
+    return Val(o, aval)
