@@ -100,3 +100,27 @@ def test_folded_rows_up_to_128_are_one_inline_leaf_with_numpys_bits(n):
     want = np.sum(np.abs(x) * -2.0, axis=-1)
     np.testing.assert_array_equal(s, want)
     np.testing.assert_array_equal(np.signbit(s), np.signbit(want))
+
+
+def pairs(xp, p, q):
+    d = p[None, :, :] - q[:, None, :]          # one fused group, two results:
+    return xp.sum(d * d, axis=-1), d * 0.5      # d * d summed, d * 0.5 stored
+
+
+@pytest.mark.parametrize("n", [3, 20])  # a short row added inline; a leaf through a buffer
+def test_a_group_with_another_result_folds_its_summed_one_and_stores_the_other(n):
+    rng = np.random.default_rng(n)
+    p, q = rng.standard_normal((5, n)), rng.standard_normal((4, n))
+    graph = gc.function(lambda p, q: pairs(gc.numpy, p, q)).get_concrete_function(
+        p, q).optimized_graph
+    fused = [nd for nd in graph.nodes if nd.op.name == "fused_elementwise"]
+    assert len(fused) == 1 and len(fused[0].outputs) == 2
+    ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    src = ex.program.source  # folded: an accumulator in the loop, no sum of a stored array
+    assert "_acc" in src and "pairwise_sum" not in src
+    got = ex([p, q])
+    for g, r, w in zip(got, run_graph(graph, [p, q]), pairs(np, p, q), strict=True):
+        assert np.asarray(g).dtype == w.dtype and np.shape(g) == w.shape
+        np.testing.assert_array_equal(g, r)
+        np.testing.assert_array_equal(g, w)
