@@ -18,7 +18,14 @@ def fused_steps(node):
     ref is ``("in", j)`` (the node's j-th operand) or ``("step", s)`` (an earlier step's
     element); ``results`` are the indices of the steps the subgraph returns, in order.
     Raises :class:`Unsupported` for a subgraph that is not single-output elementwise ops.
+    A plain elementwise node (no ``subgraph``) is a group of one step.
     """
+    if "subgraph" not in node.attrs:
+        if not node.op.elementwise or node.op.multiple_results or len(node.outputs) != 1:
+            raise Unsupported(f"{node.op.name} is not a single-output elementwise op")
+        steps = [(node.op, node.attrs, [("in", j) for j in range(len(node.inputs))],
+                  node.outputs[0].aval)]
+        return steps, [0]
     sub = node.attrs["subgraph"]
     where = {v.id: ("in", i) for i, v in enumerate(sub.inputs)}
     steps = []

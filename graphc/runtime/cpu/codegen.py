@@ -50,6 +50,7 @@ from graphc.runtime.cpu import (
     tiny,
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
+from graphc.runtime.cpu.kernels_axis_sum import fusable_axis_sum, fused_axis_sum
 from graphc.runtime.cpu.kernels_row_sum import fusable_row_sum, fused_row_sum
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 from graphc.runtime.cpu.loops import Loops
@@ -60,7 +61,7 @@ FN_NAME = "program"
 # Reductions folded into the fused_elementwise loop feeding them: (fusable, fused) pairs,
 # ``fusable(gen, node, ins)`` -> the reduction node or None
 FOLDS = ((kernels_reduce.fusable_reduction, kernels_reduce.fused_reduction),
-         (fusable_row_sum, fused_row_sum))
+         (fusable_row_sum, fused_row_sum), (fusable_axis_sum, fused_axis_sum))
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
 # Programs with a prange loop: only explicit pranges become parallel (Numba would also
 # turn np.empty, array expressions and reductions into parallel loops, each paying a
@@ -241,7 +242,8 @@ class _Gen(Loops):
                 if node in self.ownership.into_region:
                     self._flush()
                     kernels_setitem.region(self, node, self.ownership.into_region[node])
-                elif self._join(node):
+                elif self._fold(node, [self.vals.get(v.id) for v in node.inputs]) is None \
+                        and self._join(node):  # (a node a reduction folds into: its own loop)
                     continue
                 if self.group is not None and any(v.id in self.group.made
                                                   for v in node.inputs):
@@ -319,13 +321,13 @@ class _Gen(Loops):
         if node.op.name == "const":
             self._const(node, outs[0])
             return
+        fold = self._fold(node, ins)
+        if fold is not None:  # a reduction as this loop's fold; its node is done
+            fusable, fused, red = fold
+            self.vals[red.outputs[0].id] = fused(self, node, red, ins)
+            self.done.add(red)
+            return
         if node.op.name == "fused_elementwise":
-            for fusable, fused in FOLDS:  # a reduction as this loop's fold
-                red = fusable(self, node, ins)
-                if red is not None:  # its node is done
-                    self.vals[red.outputs[0].id] = fused(self, node, red, ins)
-                    self.done.add(red)
-                    return
             results = self._fused(node, ins, outs)
             for v, val in zip(node.outputs, results):
                 self.vals[v.id] = val
@@ -341,6 +343,20 @@ class _Gen(Loops):
             raise Unsupported(f"no Numba kernel for op {node.op.name}")
         for v, val in zip(node.outputs, results):
             self.vals[v.id] = val
+
+    def _fold(self, node, ins):
+        """``(fusable, fused, reduction)`` for the first of ``FOLDS`` that takes the
+        reduction reading ``node`` (an elementwise node or group) into its loop."""
+        if node.op.name != "fused_elementwise" and not (
+                node.op.elementwise and len(node.outputs) == 1):
+            return None
+        if any(x is None for x in ins):  # an operand still in the open fused loop
+            return None
+        for fusable, fused in FOLDS:
+            red = fusable(self, node, ins)
+            if red is not None:
+                return fusable, fused, red
+        return None
 
     def _const(self, node, name) -> None:
         value = node.attrs["value"]

@@ -96,6 +96,8 @@ def _row_loops(g, x, op, acc_t, pnk, n, k, res) -> None:
     # an if statement, not ``a if n > 0 else b``: with a literal ``n`` Numba 0.68 takes
     # ~13 s to compile that conditional expression (measured)
     first = f"({m}[_p, 0, _j] != 0)" if op in ("any", "all") else f"{m}[_p, 0, _j]"
+    if op in ("sum", "mean"):  # NumPy adds to its identity: a sum of -0.0s is +0.0
+        first = f"{T}(0) + {first}" if x.aval.dtype == acc_t else f"{T}(0) + {T}({first})"
     if op not in ("max", "min"):  # max/min of nothing raised above
         g.line(f"if {n} == 0:")
         g.line(f"    {res}[:] = {_IDENTITY[op]}")
