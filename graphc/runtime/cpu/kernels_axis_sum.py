@@ -15,31 +15,20 @@ from __future__ import annotations
 
 from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import Val, np_type, shape_expr
+from graphc.runtime.cpu.kernels_row_sum import summed_result
 from graphc.runtime.fused_groups import fused_steps
 
 
 def fusable_axis_sum(g, node, ins):
-    """The ``sum`` over one block of consecutive axes, not including the last, that is
-    the only reader of one float result of ``node`` (an elementwise node or group); else
-    None. Every shape must be known and nonzero, operands of the result's rank or
-    scalars."""
-    red = next((r for v in node.outputs if g.uses.get(v.id) == 1
-                for r in g.readers.get(v.id, ()) if r.op.name == "sum"), None)
-    if red is None:
+    """The ``sum`` over one block of consecutive axes, not including the last, of one
+    result of ``node`` (``kernels_row_sum.summed_result``); else None."""
+    found = summed_result(g, node, ins)
+    if found is None:
         return None
-    v = red.inputs[0]
-    shape, dtype = v.aval.shape, v.aval.dtype
-    if not shape or None in shape or 0 in shape or dtype.kind != "f":
+    red, axes = found
+    last = len(red.inputs[0].aval.shape) - 1
+    if not axes or axes[-1] >= last or axes != list(range(axes[0], axes[-1] + 1)):
         return None
-    if red.outputs[0].aval.dtype != dtype or any(
-            o.aval.shape != shape for o in node.outputs):
-        return None
-    axes = sorted(normalize_axes(red.attrs.get("axis"), len(shape)))
-    if not axes or axes[-1] >= len(shape) - 1 or axes != list(range(axes[0], axes[-1] + 1)):
-        return None
-    for x in ins:
-        if not x.scalar and (len(x.aval.shape) != len(shape) or None in x.aval.shape):
-            return None
     return red
 
 

@@ -19,27 +19,33 @@ from graphc.runtime.cpu.kernels import Val, np_type, shape_expr
 from graphc.runtime.fused_groups import fused_steps
 
 
-def fusable_row_sum(g, node, ins):
-    """The ``sum`` over the last axis that is the only reader of one float result of
-    ``node`` (a ``fused_elementwise``), when the two can be one loop; else None. The
-    node's other results, if any, are stored by that loop. Every shape must be known,
-    operands of the result's rank or scalars."""
+def summed_result(g, node, ins):
+    """``(sum node, its axes)`` when a float ``sum`` is the only reader of one result of
+    ``node`` (an elementwise node or group) and the two can be one loop: every shape
+    known and nonzero, the results of one shape, operands of its rank or scalars; else
+    None. The folds below pick the axes they take."""
     red = next((r for v in node.outputs if g.uses.get(v.id) == 1
                 for r in g.readers.get(v.id, ()) if r.op.name == "sum"), None)
     if red is None:
         return None
-    v = red.inputs[0]
-    shape, dtype = v.aval.shape, v.aval.dtype
+    shape, dtype = red.inputs[0].aval.shape, red.inputs[0].aval.dtype
     if not shape or None in shape or 0 in shape or dtype.kind != "f":
         return None
-    if red.outputs[0].aval.dtype != dtype:
-        return None
-    if tuple(normalize_axes(red.attrs.get("axis"), len(shape))) != (len(shape) - 1,):
+    if red.outputs[0].aval.dtype != dtype or any(o.aval.shape != shape for o in node.outputs):
         return None
     for x in ins:
         if not x.scalar and (len(x.aval.shape) != len(shape) or None in x.aval.shape):
             return None
-    return red
+    return red, sorted(normalize_axes(red.attrs.get("axis"), len(shape)))
+
+
+def fusable_row_sum(g, node, ins):
+    """The ``sum`` over the last axis of one result of ``node`` (``summed_result``); its
+    other results, if any, are stored by the same loop. Else None."""
+    found = summed_result(g, node, ins)
+    if found is None or found[1] != [len(found[0].inputs[0].aval.shape) - 1]:
+        return None
+    return found[0]
 
 
 def fused_row_sum(g, node, red, ins) -> Val:
