@@ -27,9 +27,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+from statistics import median_high
 
-from benchmarks.runner import fmt_time, render_table
+from benchmarks.runner import fmt_time, render_table, wait_gone
 
 STEPS, N = 200_000, 1000
 
@@ -96,27 +96,11 @@ def _child(mode, env, steps, n, script) -> dict:
         raise RuntimeError(f"call_once child {mode!r} failed:\n{res.stderr}")
     out = json.loads(res.stdout.strip().splitlines()[-1])
     if out.get("worker_pid"):
-        _wait_gone(out["worker_pid"])
+        wait_gone(out["worker_pid"], timeout=300.0)
     end = os.times()  # the worker is not our child: its CPU is not in these
     out["cpu"] = (end.children_user - start.children_user
                   + end.children_system - start.children_system)
     return out
-
-
-def _wait_gone(pid, timeout=300.0) -> None:
-    """Wait until ``pid`` (a compile worker outliving its caller) has exited."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return
-        time.sleep(0.05)
-
-
-def _median(vals):
-    vals = sorted(vals)
-    return vals[len(vals) // 2]
 
 
 def run(settings) -> str:
@@ -144,7 +128,7 @@ def run(settings) -> str:
     finally:
         for d in dirs:
             shutil.rmtree(d, ignore_errors=True)
-    ref = _median([r["time"] for r in results["numba"]])
+    ref = median_high([r["time"] for r in results["numba"]])
     want = results["numba"][0]["checksum"]
     rows = []
     labels = (("graphc1", "graphc, default policy, run 1 (empty cache)", "<= 1.1x"),
@@ -157,12 +141,12 @@ def run(settings) -> str:
         if not runs:
             continue
         scale = steps / min(steps, 20_000) if key == "numpy" else 1.0
-        t = _median([r["time"] for r in runs]) * scale
-        cpu = _median([r["cpu"] for r in runs]) * scale
+        t = median_high([r["time"] for r in runs]) * scale
+        cpu = median_high([r["cpu"] for r in runs]) * scale
         same = "" if key == "numpy" else (
             "yes" if all(abs(r["checksum"] - want) <= 1e-9 * abs(want) for r in runs)
             else "NO")
-        handed = (f"{_median([r['handovers'] for r in runs])}" if key.startswith("graphc")
+        handed = (f"{median_high([r['handovers'] for r in runs])}" if key.startswith("graphc")
                   else "")
         rows.append([label, fmt_time(t * 1e9), fmt_time(cpu * 1e9), f"{t / ref:.2f}x",
                      handed, same, target])

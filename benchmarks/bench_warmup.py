@@ -22,9 +22,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+from statistics import median_high
 
-from benchmarks.runner import fmt_time, render_table
+from benchmarks.runner import fmt_time, render_table, wait_gone
 
 LIMIT = 60.0  # seconds a hot loop may take to switch (reported as "> LIMIT")
 
@@ -80,22 +80,6 @@ def _child(mode, graph, env, limit=LIMIT) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def _wait_gone(pid, timeout=120.0) -> None:
-    """Wait until process ``pid`` (run 1's compile worker, outliving it) has exited."""
-    deadline = time.monotonic() + timeout
-    while pid and time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return
-        time.sleep(0.05)
-
-
-def _median(vals):
-    vals = sorted(vals)
-    return vals[len(vals) // 2]
-
-
 _dirs: list[str] = []
 
 
@@ -121,23 +105,23 @@ def _run(settings) -> str:
     rows, notes = [], []
     graphs = (("add1", "x + 1, f32[1000]"), ("sort", "sort(cumsum(tanh(x)*2 + x)), f32[2^18]"))
     for graph, label in graphs[:1] if settings.quick else graphs:
-        alone = _median([_child("alone", graph, _env(base, GRAPHC_JIT="eager"))["switch"]
+        alone = median_high([_child("alone", graph, _env(base, GRAPHC_JIT="eager"))["switch"]
                          for _ in range(reps)])
         rows.append([label, "compile alone (eager first call)", fmt_time(alone * 1e9),
                      "", "", ""])
         for policy, env in (("worker process", {}), ("thread", {"GRAPHC_COMPILE_WORKER": "0"})):
             runs = [_child("hot", graph, _env(base, **env), limit) for _ in range(reps)]
-            switch = _median([r["switch"] for r in runs])
+            switch = median_high([r["switch"] for r in runs])
             late = not all(r["compiled"] for r in runs)
             rows.append([label, f"hot loop, compile in a {policy}",
                          (">" if late else "") + fmt_time(switch * 1e9),
                          f"{switch / alone:.2f}x",
-                         fmt_time(_median([r["interp_call"] for r in runs]) * 1e9) + " / "
-                         + fmt_time(_median([r["interp_worst"] for r in runs]) * 1e9),
+                         fmt_time(median_high([r["interp_call"] for r in runs]) * 1e9) + " / "
+                         + fmt_time(median_high([r["interp_worst"] for r in runs]) * 1e9),
                          "<= 2x" if policy == "worker process" else ""])
         env = _env(base)
         first = _child("script", graph, env)
-        _wait_gone(first["worker_pid"])  # the worker finishes run 1's compile after it
+        wait_gone(first["worker_pid"])  # the worker finishes run 1's compile after it
         second = _child("script", graph, env)
         rows.append([label, "script of 3 calls, run twice: compiled in run 1 / run 2",
                      f"{first['compiled']} / {second['compiled']} ({second['origin']})",

@@ -117,6 +117,20 @@ def fmt_ratio(r: float) -> str:
     return f"{r:.2f}x"
 
 
+def wait_gone(pid, timeout: float = 120.0) -> None:
+    """Wait until process ``pid`` (a compile worker that outlives the child that started
+    it) has exited, at most ``timeout`` seconds; a falsy ``pid`` returns at once."""
+    import time  # deferred: only the fresh-process tables wait
+
+    deadline = time.monotonic() + timeout
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
+
+
 def geomean(xs) -> float:
     """The geometric mean of positive ratios (NaN for none)."""
     xs = list(xs)

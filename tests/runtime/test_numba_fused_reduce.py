@@ -1,5 +1,5 @@
 """A max/min over all axes folded into the elementwise loop that feeds it
-(kernels_reduce.fused_reduction): the same bits as the interpreter, NaNs included."""
+(kernels_max_fold.fused_reduction): the same bits as the interpreter, NaNs included."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from graphc.runtime.cpu import (
     kernels_linalg_decomp,  # noqa: F401  (registers cholesky, inv, solve, det, qr, svd, ...)
     kernels_linalg_tf,  # noqa: F401  (registers triangular_solve, lu)
     kernels_matmul,  # noqa: F401  (registers matmul and dot)
-    kernels_reduce,  # registers reduction emitters; fuses max/min into loops
+    kernels_reduce,  # noqa: F401  (registers the reduction emitters)
     kernels_save_stack,  # noqa: F401  (registers the saving loop's stack: empty, push)
     kernels_setitem,  # registers setitem: t[key] = v; stores loops into its region
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
@@ -51,6 +51,7 @@ from graphc.runtime.cpu import (
 )
 from graphc.runtime.cpu.kernels import Unsupported, Val, check_dtype, literal
 from graphc.runtime.cpu.kernels_axis_sum import fusable_axis_sum, fused_axis_sum
+from graphc.runtime.cpu.kernels_max_fold import fusable_reduction, fused_reduction
 from graphc.runtime.cpu.kernels_row_sum import fusable_row_sum, fused_row_sum
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 from graphc.runtime.cpu.loops import Loops
@@ -58,9 +59,9 @@ from graphc.runtime.cpu.ownership import Ownership
 from graphc.runtime.fallback import STATE_OPS, VARIABLE_ARGUMENT
 
 FN_NAME = "program"
-# Reductions folded into the fused_elementwise loop feeding them: (fusable, fused) pairs,
-# ``fusable(gen, node, ins)`` -> the reduction node or None
-FOLDS = ((kernels_reduce.fusable_reduction, kernels_reduce.fused_reduction),
+# Reductions folded into the elementwise loop (a node or a fused group) feeding them:
+# (fusable, fused) pairs, ``fusable(gen, node, ins)`` -> the reduction node or None
+FOLDS = ((fusable_reduction, fused_reduction),
          (fusable_row_sum, fused_row_sum), (fusable_axis_sum, fused_axis_sum))
 PROGRAM_DECORATOR = "@numba.njit(cache=True, error_model='numpy', nogil=True)"
 # Programs with a prange loop: only explicit pranges become parallel (Numba would also

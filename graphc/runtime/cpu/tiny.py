@@ -49,18 +49,14 @@ def _tiny_shape(aval) -> bool:
 def emit(gen, node) -> bool:
     """Emit ``node`` with tiny values when it is one of the cases above; False (nothing
     emitted) otherwise."""
-    if len(node.outputs) == 0 or any(v.aval.is_token for v in (*node.inputs, *node.outputs)):
-        return False
-    ins = [gen.vals.get(v.id) for v in node.inputs]
-    if any(x is None for x in ins):
-        return False
     lower = LOWERINGS.get(node.op.name)
     if lower is None and node.op.elementwise and not node.op.multiple_results:
         lower = _elementwise
-    if lower is None or not all(_tiny_shape(v.aval) or v.aval.shape == ()
-                                for v in node.outputs):
+    if lower is None or not node.outputs or any(
+            v.aval.is_token for v in (*node.inputs, *node.outputs)):
         return False
-    return lower(gen, node, ins)
+    ins = [gen.vals.get(v.id) for v in node.inputs]
+    return None not in ins and lower(gen, node, ins)  # each lowering checks its shapes
 
 
 def materialize(gen, node) -> None:
