@@ -16,7 +16,7 @@ from benchmarks import TABLES
 from benchmarks.runner import Settings, fmt_time, machine_header
 
 # run(settings, **these)
-TABLE_OPTIONS = ("path", "timeout", "compile_timeout", "max_ops", "kernels")
+TABLE_OPTIONS = ("path", "timeout", "compile_timeout", "max_ops", "kernels", "peers")
 
 
 def _one_blas_thread():
@@ -53,6 +53,10 @@ def main(argv=None) -> int:
                             "(default 1000)")
     table_opts.add_argument("--kernels", type=lambda text: text.split(","), default=None,
                             help="npbench: only these kernels (comma-separated names)")
+    table_opts.add_argument("--peers", type=lambda text: text.split(","), default=None,
+                            help="npbench: NPBench's versions to time graphc against "
+                            "(comma-separated from Numba,JAX; '' for none; default: those "
+                            "installed)")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:

@@ -19,10 +19,16 @@ while compiling keeps its ``pass`` (its result was right) and shows ``timeout`` 
 ``MAX_OPS``: Python loops unrolled into thousands of ops take minutes to compile today) is
 not compiled ("skipped"). Without ``--path`` the table says how to run it and measures
 nothing.
+
+``peers`` (``--peers``; default: those of Numba and JAX that are installed) adds NPBench's
+own ``_numba_n`` and ``_jax`` versions of each passing kernel (``npbench_peers``): each
+compiled, checked against NumPy and timed interleaved with graphc; "graphc/Numba" and
+"graphc/JAX" are those ratios. Each peer gets its own ``compile_timeout``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -34,14 +40,21 @@ from pathlib import Path
 from time import perf_counter
 
 from benchmarks.npbench_harness import discover
+from benchmarks.npbench_peers import PEERS, peer_cells, peer_header, peer_notes
 from benchmarks.runner import fmt_ratio, fmt_time, geomean, render_table
 
 TITLE = "npbench: NPBench NumPy kernels (preset S) run unchanged on graphc"
 HEADER = ["kernel", "status", "ops", "NumPy 1st", "graphc 1st", "compile", "NumPy", "graphc",
           "graphc/NumPy"]
+PEER_MODULES = {"Numba": "numba", "JAX": "jax"}
 MAX_OPS = 1000  # larger graphs (unrolled Python loops) take minutes to compile today
 REPO = Path(__file__).resolve().parents[1]
-LATE_STAGES = ("compile", "timing", "done")
+LATE_STAGES = ("compile", "timing", "peers", "done")
+
+
+def installed_peers() -> list[str]:
+    """The peers whose framework imports here."""
+    return [p for p in PEERS if importlib.util.find_spec(PEER_MODULES[p]) is not None]
 
 
 def default_timeouts(settings) -> tuple[float, float]:
@@ -49,24 +62,31 @@ def default_timeouts(settings) -> tuple[float, float]:
     return (30.0, 10.0) if settings.quick else (60.0, 20.0)
 
 
-def _stage(path: Path) -> str | None:
+def _progress(path: Path) -> tuple:
+    """Where the child is: its stage and, while it runs peers, the last peer's label."""
     try:
-        return json.loads(path.read_text()).get("stage")
+        record = json.loads(path.read_text())
     except (OSError, ValueError):
-        return None
+        return (None,)
+    return (record.get("stage"), *list(record.get("peers", {}))[-1:])
 
 
 def _wait(proc, record_path: Path, timeout: float, compile_timeout: float) -> bool:
-    """Wait for the child; kill its process group once it overstays. True if killed."""
-    deadline, compiling = perf_counter() + timeout, False
+    """Wait for the child; kill its process group once it overstays. True if killed.
+
+    ``timeout`` runs until a late stage; then ``compile_timeout`` for graphc's compile and
+    timing, and again for each peer."""
+    deadline, step = perf_counter() + timeout, None
     while True:
         try:
             proc.wait(timeout=0.1)
             return False
         except subprocess.TimeoutExpired:
             pass
-        if not compiling and _stage(record_path) in LATE_STAGES:
-            compiling, deadline = True, perf_counter() + compile_timeout
+        progress = _progress(record_path)
+        if progress[0] in LATE_STAGES and (step is None or len(progress) > len(step)
+                                           or progress[1:] != step[1:]):
+            step, deadline = progress, perf_counter() + compile_timeout
         if perf_counter() > deadline:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)  # the child and anything it started
@@ -77,7 +97,7 @@ def _wait(proc, record_path: Path, timeout: float, compile_timeout: float) -> bo
 
 
 def run_child(root, name: str, settings, timeout: float, compile_timeout: float,
-              max_ops: int = MAX_OPS) -> dict:
+              max_ops: int = MAX_OPS, peers=()) -> dict:
     """Run kernel ``name`` of the checkout ``root`` in a child process under the two time
     limits (see the module docstring); returns the child's record."""
     reps, budget = (2, 0.5) if settings.quick else (10, 2.0)
@@ -89,7 +109,7 @@ def run_child(root, name: str, settings, timeout: float, compile_timeout: float,
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         cmd = [sys.executable, "-m", "benchmarks.npbench_harness", str(root), name,
                "--out", str(out), "--reps", str(reps), "--budget", str(budget),
-               "--max-ops", str(max_ops)]
+               "--max-ops", str(max_ops), "--peers", ",".join(peers)]
         with open(err, "wb") as stderr:
             proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL,
                                     stderr=stderr, start_new_session=True)
@@ -97,7 +117,10 @@ def run_child(root, name: str, settings, timeout: float, compile_timeout: float,
         record = json.loads(out.read_text()) if out.exists() else {"stage": "start"}
         tail = err.read_text(errors="replace").strip().splitlines()
     record["kernel"] = name
-    if killed and record.get("status") == "pass":  # right answer, compiled code too slow
+    if killed and record.get("stage") == "peers":  # the last peer started overstayed
+        label = list(record["peers"])[-1]
+        record["peers"][label].update(error="timeout", message=f"over {compile_timeout:g} s")
+    elif killed and record.get("status") == "pass":  # right answer, compiled code too slow
         record["compile" if "compile_s" not in record else "timing"] = "timeout"
     elif killed:
         record.update(status="timeout", message=f"over {timeout:g} s during {record['stage']}")
@@ -136,7 +159,7 @@ def _secs(record: dict, key: str) -> str:
     return fmt_time(record[key] * 1e9) if key in record else ""
 
 
-def row(record: dict) -> list[str]:
+def row(record: dict, peers=()) -> list[str]:
     status = status_cell(record)
     if record["status"] == "wrong":
         unwritten = record.get("unwritten", [])
@@ -150,11 +173,11 @@ def row(record: dict) -> list[str]:
                      fmt_ratio(record["graphc_s"] / record["numpy_s"])]
     elif record.get("timing") == "timeout":
         cells[7] = "timeout"
-    return cells
+    return cells + peer_cells(record, peers, fmt_time, fmt_ratio)
 
 
 def summary(records: list[dict], seconds: float, compile_timeout: float,
-            max_ops: int = MAX_OPS) -> list[str]:
+            max_ops: int = MAX_OPS, peers=()) -> list[str]:
     """Notes under the table: pass count, geometric-mean ratio, failures by reason."""
     passed = [r for r in records if r["status"] == "pass"]
     timed = [r for r in passed if "graphc_s" in r and r["numpy_s"] > 0]
@@ -165,6 +188,7 @@ def summary(records: list[dict], seconds: float, compile_timeout: float,
         geo = geomean(ratios)
         notes.append(f"steady-state geometric mean graphc/NumPy over those {len(timed)}: "
                      f"{fmt_ratio(geo)}")
+    notes += peer_notes(records, peers, geomean, fmt_ratio)
     big = [r["kernel"] for r in passed if r.get("compile") == "skipped"]
     if big:
         notes.append(f"{len(big)} passing kernels not compiled: graphs of more than "
@@ -196,9 +220,10 @@ def summary(records: list[dict], seconds: float, compile_timeout: float,
 
 
 def run(settings, path=None, timeout=None, compile_timeout=None, max_ops=None,
-        kernels=None) -> str:
+        kernels=None, peers=None) -> str:
     """The table for the NPBench checkout at ``path`` (a not-run row without one);
-    ``max_ops``: compile only graphs up to that size; ``kernels``: only these names."""
+    ``max_ops``: compile only graphs up to that size; ``kernels``: only these names;
+    ``peers``: NPBench's versions to time beside graphc (default ``installed_peers()``)."""
     if path is None:
         return render_table(TITLE, ["kernel", "status"],
                             [["(not run)", "pass --path <npbench checkout>"]])
@@ -206,6 +231,10 @@ def run(settings, path=None, timeout=None, compile_timeout=None, max_ops=None,
     timeout = default if timeout is None else timeout
     compile_timeout = default_compile if compile_timeout is None else compile_timeout
     max_ops = MAX_OPS if max_ops is None else max_ops
+    peers = installed_peers() if peers is None else [p for p in peers if p]
+    unknown = [p for p in peers if p not in PEERS]
+    if unknown:
+        raise ValueError(f"unknown peer(s) {', '.join(unknown)}; choose from {', '.join(PEERS)}")
     try:
         found = discover(path)
     except (OSError, ValueError, KeyError) as e:
@@ -217,9 +246,9 @@ def run(settings, path=None, timeout=None, compile_timeout=None, max_ops=None,
     records = []
     for kernel in found:
         record = run_child(Path(path).resolve(), kernel.name, settings, timeout,
-                           compile_timeout, max_ops)
+                           compile_timeout, max_ops, peers)
         records.append(record)
         print(f"  npbench {kernel.name}: {status_cell(record)}", file=sys.stderr, flush=True)
-    return render_table(TITLE, HEADER, [row(r) for r in records],
+    return render_table(TITLE, HEADER + peer_header(peers), [row(r, peers) for r in records],
                         tuple(summary(records, perf_counter() - start, compile_timeout,
-                                      max_ops)))
+                                      max_ops, peers)))

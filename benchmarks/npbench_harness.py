@@ -60,6 +60,7 @@ class Kernel:
     init: dict | None    # {"func_name", "input_args", "output_args"} or None
     input_args: tuple    # the kernel's arguments, in order
     array_args: tuple    # the ones that are arrays (copied before each call)
+    output_args: tuple = ()  # the array arguments the kernel writes (NPBench compares them)
     rtol: float = 1e-5
     atol: float = 1e-8
     norm_error: float = 1e-5
@@ -86,6 +87,7 @@ def discover(root) -> list[Kernel]:
             module=info["module_name"], func=info["func_name"],
             params=dict(info["parameters"][PRESET]), init=info.get("init") or None,
             input_args=tuple(info["input_args"]), array_args=tuple(info.get("array_args", ())),
+            output_args=tuple(info.get("output_args", ())),
             rtol=info.get("rtol", 1e-5), atol=info.get("atol", 1e-8),
             norm_error=info.get("norm_error", 1e-5)))
     return sorted(kernels, key=lambda k: k.name)
@@ -211,22 +213,31 @@ def _timed(fn, args) -> tuple[object, float]:
     return out, perf_counter() - t0
 
 
-def steady_times(kernel, data, np_fn, gc_fn, reps: int, budget_s: float) -> tuple[float, float]:
-    """Median seconds per call of each, over up to ``reps`` interleaved calls (at least
+def interleaved_times(contenders: dict, reps: int, budget_s: float) -> dict:
+    """Seconds of each call of each contender (``label: (fn, make_args)``; ``make_args()``
+    makes fresh arguments, not timed), calls interleaved, up to ``reps`` rounds (at least
     two, or ``reps`` if fewer), stopping once ``budget_s`` is spent; GC paused."""
-    times = {"numpy": [], "graphc": []}
+    times = {label: [] for label in contenders}
     start = perf_counter()
     was_enabled = _gc.isenabled()
     _gc.disable()
     try:
         for i in range(reps):
-            for label, fn in (("numpy", np_fn), ("graphc", gc_fn)):
-                times[label].append(_timed(fn, call_args(kernel, data))[1])
+            for label, (fn, make_args) in contenders.items():
+                times[label].append(_timed(fn, make_args())[1])
             if i + 1 >= min(2, reps) and perf_counter() - start > budget_s:
                 break
     finally:
         if was_enabled:
             _gc.enable()
+    return times
+
+
+def steady_times(kernel, data, np_fn, gc_fn, reps: int, budget_s: float) -> tuple[float, float]:
+    """Median seconds per call of NumPy and graphc, interleaved (``interleaved_times``)."""
+    times = interleaved_times({"numpy": (np_fn, lambda: call_args(kernel, data)),
+                               "graphc": (gc_fn, lambda: call_args(kernel, data))},
+                              reps, budget_s)
     return statistics.median(times["numpy"]), statistics.median(times["graphc"])
 
 
@@ -255,7 +266,8 @@ def graph_ops(fn, args) -> int | None:
 
 
 def run_kernel(kernel: Kernel, reps: int = 5, budget_s: float = 2.0, numpy_module="graphc.numpy",
-               wrap=None, report=lambda record: None, max_ops: int | None = None) -> dict:
+               wrap=None, report=lambda record: None, max_ops: int | None = None,
+               peers=()) -> dict:
     """Run ``kernel`` on NumPy and on ``numpy_module`` and return its record.
 
     graphc runs twice, each time from a fresh ``gc.function`` of the rewritten kernel:
@@ -270,6 +282,10 @@ def run_kernel(kernel: Kernel, reps: int = 5, budget_s: float = 2.0, numpy_modul
       ``GRAPHC_JIT=eager`` (``compile_s``: trace + compile + run); checked again
       (``compiled: True`` when only these outputs differ), then timed against NumPy
       (``numpy_s``, ``graphc_s``).
+
+    * peers (stage ``peers``): NPBench's own versions named in ``peers`` (``"Numba"``,
+      ``"JAX"``), each compiled, checked and timed beside the compiled graphc kernel
+      (``npbench_peers.run_peers``; ``record["peers"]``).
 
     ``wrap`` (tests) replaces both ``gc.function`` wrappers. ``report(record)`` is called
     at each new stage, so a watcher that kills us knows where we were; once the check
@@ -315,6 +331,12 @@ def run_kernel(kernel: Kernel, reps: int = 5, budget_s: float = 2.0, numpy_modul
         stage("timing")
         record["numpy_s"], record["graphc_s"] = steady_times(
             kernel, data, getattr(np_mod, kernel.func), fast, reps, budget_s)
+        if peers:
+            from benchmarks import npbench_peers
+
+            stage("peers")
+            npbench_peers.run_peers(sys.modules[__name__], kernel, data, ref, fast, record,
+                                    report, reps, budget_s, peers)
         stage("done")
     except Exception as e:  # noqa: BLE001 - every failure is a row of the table
         record.update(status="error", **error_record(e))
@@ -336,12 +358,16 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=2.0, help="seconds of timed calls")
     parser.add_argument("--max-ops", type=int, default=None,
                         help="do not compile graphs of more ops than this")
+    parser.add_argument("--peers", type=lambda text: [p for p in text.split(",") if p],
+                        default=[], help="NPBench's versions to time graphc against "
+                        "(comma-separated: Numba,JAX)")
     args = parser.parse_args(argv)
     by_name = {k.name: k for k in discover(args.root)}
     if args.name not in by_name:
         parser.error(f"no benchmark {args.name!r} in {args.root}")
     record = run_kernel(by_name[args.name], args.reps, args.budget,
-                        report=lambda r: _write(args.out, r), max_ops=args.max_ops)
+                        report=lambda r: _write(args.out, r), max_ops=args.max_ops,
+                        peers=args.peers)
     _write(args.out, {**record, "finished": True})
     return 0
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import bench_npbench, npbench_harness
+from benchmarks import bench_npbench, npbench_harness, npbench_peers
 from benchmarks.runner import Settings
 
 KERNELS = {
@@ -21,7 +21,8 @@ KERNELS = {
     "toywrite": (
         "def initialize(N):\n    return 1.5, np.ones((N, N))\n",
         "def kernel(alpha, A):\n    A[:] = alpha * A + 1.0\n",
-        {"input_args": ["alpha", "A"], "array_args": ["A"], "init_out": ["alpha", "A"]}),
+        {"input_args": ["alpha", "A"], "array_args": ["A"], "init_out": ["alpha", "A"],
+         "output_args": ["A"]}),
     "toyhang": (
         "def initialize(N):\n    return np.ones(N)\n",
         "def kernel(x):\n    while True:\n        pass\n",
@@ -42,7 +43,7 @@ def fake_npbench(tmp_path):
                  "init": {"func_name": "initialize", "input_args": ["N"],
                           "output_args": info["init_out"]},
                  "input_args": info["input_args"], "array_args": info["array_args"],
-                 "output_args": []}
+                 "output_args": info.get("output_args", [])}
         (tmp_path / "bench_info" / f"{name}.json").write_text(json.dumps({"benchmark": bench}))
     return tmp_path
 
@@ -146,3 +147,82 @@ def test_main_forwards_path_and_timeout(fake_npbench, capsys, monkeypatch):
     assert main(["npbench", "--quick", "--path", str(fake_npbench), "--timeout", "0.001"]) == 0
     out = capsys.readouterr().out
     assert "0 of 3 kernels pass unchanged" in out and out.count("timeout") >= 3
+
+
+@pytest.fixture
+def fake_jax(monkeypatch):
+    """A stand-in for JAX with the three things the peer runner uses (jax is not a test
+    dependency): ``config.update``, ``block_until_ready`` and ``jax.numpy.array``."""
+    import sys
+    import types
+
+    jax = types.ModuleType("jax")
+    jax.config = types.SimpleNamespace(update=lambda *a: None)
+    jax.block_until_ready = lambda x: x
+    jnp = types.ModuleType("jax.numpy")
+    jnp.array = lambda a: np.array(a)
+    jax.numpy = jnp
+    monkeypatch.setitem(sys.modules, "jax", jax)
+    monkeypatch.setitem(sys.modules, "jax.numpy", jnp)
+
+
+def write_peer(root, name, postfix, source):
+    folder = root / "npbench" / "benchmarks" / "toys" / name
+    (folder / f"{name}_{postfix}.py").write_text("import numpy as np\n\n\n" + source)
+
+
+def test_peers_are_checked_and_timed(fake_npbench, fake_jax):
+    # Numba's convention: write into A like NumPy; JAX's: return the new A.
+    write_peer(fake_npbench, "toywrite", "numba_n",
+               "def kernel(alpha, A):\n    A[:] = alpha * A + 1.0\n")
+    write_peer(fake_npbench, "toywrite", "jax",
+               "def kernel(alpha, A):\n    return alpha * A + 1.0\n")
+    toywrite = kernels(fake_npbench)["toywrite"]
+    assert toywrite.output_args == ("A",)
+    record = npbench_harness.run_kernel(toywrite, reps=2, numpy_module="numpy",
+                                        wrap=lambda fn: fn, peers=("Numba", "JAX"))
+    assert record["status"] == "pass", record
+    for label in ("Numba", "JAX"):
+        entry = record["peers"][label]
+        assert entry["stage"] == "done" and entry["s"] > 0 and entry["graphc_s"] > 0, entry
+    cells = dict(zip(bench_npbench.HEADER + npbench_peers.peer_header(["Numba", "JAX"]),
+                     bench_npbench.row(record, ["Numba", "JAX"]), strict=True))
+    assert cells["graphc/Numba"].endswith("x") and cells["graphc/JAX"].endswith("x")
+
+
+def test_wrong_or_missing_peer_gets_no_time(fake_npbench, fake_jax):
+    write_peer(fake_npbench, "toyret", "numba_n", "def kernel(x):\n    return np.exp(-x)\n")
+    write_peer(fake_npbench, "toywrite", "jax", "def kernel(alpha, A):\n    return A, A\n")
+    toyret, toywrite = kernels(fake_npbench)["toyret"], kernels(fake_npbench)["toywrite"]
+    wrong = npbench_harness.run_kernel(toyret, reps=1, numpy_module="numpy",
+                                       wrap=lambda fn: fn, peers=("Numba", "JAX"))
+    assert wrong["status"] == "pass"  # graphc's own check is not the peers' business
+    assert wrong["peers"]["Numba"]["error"] == "ValueError"
+    assert "differs from NumPy in return" in wrong["peers"]["Numba"]["message"]
+    assert wrong["peers"]["JAX"]["error"] == "FileNotFoundError"
+    extra = npbench_harness.run_kernel(toywrite, reps=1, numpy_module="numpy",
+                                       wrap=lambda fn: fn, peers=("JAX",))
+    assert "returns 2 values" in extra["peers"]["JAX"]["message"]
+    notes = "\n".join(npbench_peers.peer_notes([wrong], ["Numba"], lambda r: r[0],
+                                                lambda r: f"{r:.2f}x"))
+    assert "Numba not timed: toyret (ValueError: differs" in notes
+
+
+def test_peer_summary_geomean():
+    records = [{"kernel": k, "status": "pass",
+                "peers": {"Numba": {"s": 2.0, "graphc_s": g}, "JAX": {"error": "timeout"}}}
+               for k, g in (("a", 1.0), ("b", 4.0))]
+    notes = "\n".join(bench_npbench.summary(records, 1.0, 20, 1000, ["Numba", "JAX"]))
+    assert "graphc/Numba (NPBench's _numba_n files) over 2 kernels: 1.00x" in notes
+    assert "JAX not timed: a (timeout: ), b (timeout: )" not in notes
+    assert "JAX not timed: a (timeout: ); b (timeout: )" in notes
+    assert bench_npbench.row(records[0], ["JAX"])[-2:] == ["timeout", ""]
+
+
+def test_hanging_peer_keeps_graphc_times(fake_npbench, monkeypatch):
+    monkeypatch.setenv("GRAPHC_JIT", "off")
+    write_peer(fake_npbench, "toyret", "numba_n", "def kernel(x):\n    while True:\n        pass\n")
+    record = bench_npbench.run_child(fake_npbench, "toyret", Settings(quick=True), timeout=60,
+                                     compile_timeout=3, peers=["Numba"])
+    assert record["status"] == "pass" and record["graphc_s"] > 0, record
+    assert record["peers"]["Numba"]["error"] == "timeout"

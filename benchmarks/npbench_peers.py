@@ -1,0 +1,165 @@
+"""NPBench's own Numba and JAX versions of a kernel: the peers table ``npbench`` times
+graphc against.
+
+Next to each ``<module>_numpy.py`` an NPBench checkout holds ``<module>_numba_n.py``
+(``numba.jit(nopython=True, parallel=False, fastmath=True)``) and ``<module>_jax.py``
+(mostly ``jax.jit``, x64 on). Each peer is loaded from that file as it is, run once on
+fresh arguments (its compile), checked against NumPy's outputs, and then timed
+interleaved with the compiled graphc kernel, so each ratio graphc/peer comes from one
+run of the two side by side.
+
+Arguments are made the way NPBench's frameworks make them: Numba gets NumPy copies like
+the NumPy kernel (and writes into them, so every array argument is compared too); JAX
+gets ``jax.numpy.array`` copies and its calls end with ``jax.block_until_ready``. A JAX
+kernel cannot write into its arguments; it returns what NumPy returns followed by the
+arrays NumPy writes (``output_args`` of the benchmark's JSON), which is what is compared.
+
+A peer that is missing, fails to load or run, or disagrees with NumPy gets no time: its
+row says why (``record["peers"][label]`` is then ``{"error": ...}``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+
+# label: file postfix after "<module>_"
+PEERS = {"Numba": "numba_n", "JAX": "jax"}
+
+
+def peer_file(kernel, label: str) -> Path:
+    return kernel.folder / f"{kernel.module}_{PEERS[label]}.py"
+
+
+class Peer:
+    """One loaded peer: ``call(args)`` runs it to completion; ``make_args(data)`` makes
+    fresh arguments; ``outputs(result, args)`` lists what it produced as the harness's
+    ``outputs`` does for NumPy."""
+
+    def __init__(self, harness, kernel, label: str):
+        self.harness, self.kernel, self.label = harness, kernel, label
+        if label == "JAX":
+            import jax
+            import jax.numpy as jnp
+
+            jax.config.update("jax_enable_x64", True)  # as NPBench's JAX framework does
+            self._jax, self._copy = jax, jnp.array
+        module = harness.load_module(peer_file(kernel, label),
+                                     f"_npbench_{PEERS[label]}_{kernel.name}")
+        self.fn = getattr(module, kernel.func)
+
+    def make_args(self, data: dict) -> list:
+        if self.label != "JAX":
+            return self.harness.call_args(self.kernel, data)
+        return [self._copy(data[a]) if a in self.kernel.array_args else data[a]
+                for a in self.kernel.input_args]
+
+    def call(self, args):
+        out = self.fn(*args)
+        return self._jax.block_until_ready(out) if self.label == "JAX" else out
+
+    def outputs(self, result, args, ref: list) -> list:
+        if self.label != "JAX":
+            return self.harness.outputs(self.kernel, result, args)
+        values = list(result) if isinstance(result, (tuple, list)) else \
+            [] if result is None else [result]
+        labels = [label for label, _ in ref if label.startswith("return")]
+        labels += list(self.kernel.output_args)
+        if len(values) != len(labels):
+            raise ValueError(f"returns {len(values)} values; NumPy's kernel returns and "
+                             f"writes {len(labels)}")
+        got = dict(zip(labels, (np.asarray(v) for v in values), strict=True))
+        return [(label, got[label]) for label, _ in ref if label in got]
+
+
+def _checked(harness, kernel, peer: Peer, data: dict, ref: list) -> float:
+    """Run ``peer`` once (its compile) and check it; seconds of that first call."""
+    args = peer.make_args(data)
+    t0 = perf_counter()
+    result = peer.call(args)
+    first = perf_counter() - t0
+    got = peer.outputs(result, args, ref)
+    wanted = ref if peer.label != "JAX" else [(label, v) for label, v in ref
+                                              if label in dict(got)]
+    bad = harness.mismatches(kernel, wanted, got)
+    if bad:
+        raise ValueError(f"differs from NumPy in {', '.join(bad)}")
+    return first
+
+
+def time_against(harness, kernel, data: dict, graphc_fn, peer: Peer, reps: int,
+                 budget_s: float) -> tuple[float, float]:
+    """Median seconds per call of graphc and of ``peer``, interleaved (see
+    ``harness.steady_times``)."""
+    times = harness.interleaved_times(
+        {"graphc": (graphc_fn, lambda: harness.call_args(kernel, data)),
+         "peer": (peer.call, lambda: [peer.make_args(data)])}, reps, budget_s)
+    return statistics.median(times["graphc"]), statistics.median(times["peer"])
+
+
+def run_peers(harness, kernel, data: dict, ref: list, graphc_fn, record: dict, report,
+              reps: int, budget_s: float, labels=tuple(PEERS)) -> None:
+    """Fill ``record["peers"][label]`` for each peer: ``first_s`` (its first call, compile
+    included), ``s`` (its steady time) and ``graphc_s`` (graphc's, measured beside it), or
+    ``error``. ``report(record)`` after each peer, so a killed run keeps the ones done."""
+    record.setdefault("peers", {})
+    for label in labels:
+        entry = record["peers"][label] = {"stage": "load"}
+        report(record)
+        try:
+            if not peer_file(kernel, label).exists():
+                raise FileNotFoundError(f"no {peer_file(kernel, label).name}")
+            peer = Peer(harness, kernel, label)
+            entry["stage"] = "first"
+            report(record)
+            entry["first_s"] = _checked(harness, kernel, peer, data, ref)
+            entry["stage"] = "timing"
+            report(record)
+            entry["graphc_s"], entry["s"] = time_against(
+                harness, kernel, data, graphc_fn, peer, reps, budget_s)
+            entry["stage"] = "done"
+        except Exception as e:  # noqa: BLE001 - a peer's failure is a cell of the table
+            entry.update(harness.error_record(e))
+        report(record)
+
+
+# --------------------------------------------------------------------------- the table's cells
+def peer_header(labels) -> list[str]:
+    return [*labels, *(f"graphc/{label}" for label in labels)]
+
+
+def peer_cells(record: dict, labels, fmt_time, fmt_ratio) -> list[str]:
+    """The peers' steady times (or why there is none) and graphc's ratio to each."""
+    times, ratios = [], []
+    for label in labels:
+        entry = record.get("peers", {}).get(label)
+        if entry is None:
+            times.append("")
+            ratios.append("")
+        elif "s" in entry:
+            times.append(fmt_time(entry["s"] * 1e9))
+            ratios.append(fmt_ratio(entry["graphc_s"] / entry["s"]))
+        else:
+            times.append(entry.get("error", "?"))
+            ratios.append("")
+    return times + ratios
+
+
+def peer_notes(records: list[dict], labels, geomean, fmt_ratio) -> list[str]:
+    """Geometric means of graphc/peer, and the peers that failed and why."""
+    notes = []
+    for label in labels:
+        entries = [(r["kernel"], r.get("peers", {}).get(label)) for r in records]
+        timed = [e["graphc_s"] / e["s"] for _, e in entries if e and "s" in e and e["s"] > 0]
+        if timed:
+            notes.append(f"steady-state geometric mean graphc/{label} (NPBench's "
+                         f"_{PEERS[label]} files) over {len(timed)} kernels: "
+                         f"{fmt_ratio(geomean(timed))}")
+        failed = [f"{name} ({e.get('error')}: {e.get('message', '')[:60]})"
+                  for name, e in entries if e and "s" not in e]
+        if failed:
+            notes.append(f"{label} not timed: {'; '.join(failed)}")
+    return notes
