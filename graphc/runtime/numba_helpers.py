@@ -334,10 +334,13 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     along3,
     argwhere,
     index_norm,
+    mask_assign,
+    mask_count,
     pad_map,
     scatter_nd,
     sort_rows,
     take4,
+    take_assign,
 )
 from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
     cholesky,

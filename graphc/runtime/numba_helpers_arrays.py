@@ -162,3 +162,35 @@ def scatter_nd(out, idx, upd, dims):
             lin = lin * dims[d] + t
         for s in range(out.shape[1]):
             out[lin, s] = upd[q, s]
+
+
+# (kernels_setitem: x[mask] = v and x[index_array] = v on a (rows, inner) view)
+@_jit
+def mask_assign(out, mask, v):
+    """``out[i, :] = v[k]`` for the k-th True ``mask[i]``, in order (NumPy's boolean
+    assignment); ``v``: (count, inner), or (1, inner) shared by every row."""
+    k = 0
+    step = 1 if v.shape[0] != 1 else 0
+    for i in range(mask.size):
+        if mask[i]:
+            out[i, :] = v[k]
+            k += step
+
+
+@_jit
+def mask_count(mask):
+    count = 0
+    for i in range(mask.size):
+        if mask[i]:
+            count += 1
+    return count
+
+
+@_jit
+def take_assign(out, idx, v):
+    """``out[idx[j], :] = v[j]`` in order (the last write to a row wins, as NumPy's);
+    ``idx``: flat int64 rows in range (``index_norm``); ``v``: (len(idx), inner) or
+    (1, inner)."""
+    step = 1 if v.shape[0] != 1 else 0
+    for j in range(idx.size):
+        out[idx[j], :] = v[j * step]

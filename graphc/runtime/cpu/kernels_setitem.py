@@ -4,14 +4,20 @@ The result is a copy of ``t`` with the indexed region written, for basic keys (i
 slices, ``...``; slice bounds and scalar indices may be run-time values, as in a staged
 loop's ``A[i, :i] = ...``): ``out = t.copy(); out[index] = v``, Numba broadcasting
 ``v`` over the region and converting it to ``t``'s dtype as NumPy does. Each index is
-checked against its dim as NumPy checks it. Keys with index arrays, masks or ``None``
-are not compiled yet: the node runs between compiled segments (``runtime/fallback.py``).
+checked against its dim as NumPy checks it.
+
+A key of one mask (``x[x > 0] = v``: a bool array over the leading dims of ``x``) or one
+integer index array (``x[idx] = v``, on the first axis) is a loop over the rows of ``x``
+seen as (rows, inner) (``H.mask_assign``, ``H.take_assign``), ``v`` broadcast to the
+indexed rows first as NumPy broadcasts it (a mismatch is NumPy's ``ValueError``). Other
+keys with index arrays, masks or ``None`` are not compiled yet: the node runs between
+compiled segments (``runtime/fallback.py``).
 """
 
 from __future__ import annotations
 
-from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
-from graphc.runtime.cpu.kernels_index import _checked_int, _slice
+from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type, shape_expr
+from graphc.runtime.cpu.kernels_index import _check_equal, _checked_int, _dims, _slice
 from graphc.runtime.cpu.kernels_shape import basic_index
 
 
@@ -21,6 +27,8 @@ def _setitem(g, node, ins, outs):
     key = node.attrs["key"]
     if x.scalar:
         raise Unsupported("setitem on a 0-d value")
+    if _one_array_key(key, ins[2:]):
+        return [_advanced(g, node, x, v, ins[2 + key[0][1]], outs[0])]
     if len(ins) > 2:
         parts = _run_time_index(g, x, key, ins[2:])
     else:
@@ -86,3 +94,48 @@ def _run_time_index(g, x, key, idx) -> list[str]:
             raise Unsupported("setitem with an index array, a mask, a bool or None in the "
                               "key (not compiled yet)")
     return parts
+
+
+def _one_array_key(key, idx) -> bool:
+    return (len(key) == 1 and key[0][0] == "array" and not idx[key[0][1]].scalar
+            and idx[key[0][1]].aval.dtype.kind in "biu")
+
+
+def _advanced(g, node, x, v, a, o) -> Val:
+    """``x[a] = v`` for one mask or integer index array ``a`` (module doc)."""
+    aval = node.outputs[0].aval
+    xd = _dims(x)
+    mask = a.aval.dtype.kind == "b"
+    r = len(a.aval.shape) if mask else 1
+    if r > len(xd) or len(v.aval.shape) > len(xd) - r + 1:
+        raise Unsupported("setitem with an index array or mask this deep, or a value of "
+                          "higher rank than the indexed region (not compiled yet)")
+    if node in g.ownership.in_place and x.contig:  # nobody sees the old contents
+        g.line(f"{o} = {x.name}")
+    else:
+        g.line(f"{o} = np.ascontiguousarray({x.name}).copy()")
+    rows, rest = xd[:r], xd[r:]
+    inner = " * ".join(["1", *rest])
+    view, sel = g.tmp("rows"), g.tmp("sel")
+    g.line(f"{view} = {o}.reshape(({' * '.join(rows)}, {inner}))")
+    count = g.tmp("n")
+    if mask:
+        for da, dx in zip(_dims(a), rows, strict=True):
+            _check_equal(g, da, dx, "IndexError",
+                         "boolean index did not match the indexed tensor")
+        g.line(f"{sel} = np.ascontiguousarray({a.name}).reshape(-1)")
+        g.line(f"{count} = H.mask_count({sel})")
+    else:
+        g.line(f"{sel} = H.index_norm({a.name}, {xd[0]})")
+        g.line(f"{count} = {sel}.size")
+    T = np_type(aval.dtype)
+    vals = g.tmp("v")
+    if v.scalar:
+        g.line(f"{vals} = np.full((1, {inner}), {cast(v.name, aval.dtype)})")
+    else:
+        src = v.name if v.aval.dtype == aval.dtype else f"{v.name}.astype({T})"
+        region = [count, *rest] if mask else [*_dims(a), *rest]
+        g.line(f"{vals} = np.ascontiguousarray(np.broadcast_to({src}, "
+               f"{shape_expr(region)})).reshape(({count}, {inner}))")
+    g.line(f"H.{'mask_assign' if mask else 'take_assign'}({view}, {sel}, {vals})")
+    return Val(o, aval)
