@@ -341,6 +341,7 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     sort_rows,
     take4,
     take_assign,
+    vecmat,
 )
 from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
     cholesky,

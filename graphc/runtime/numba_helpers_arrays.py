@@ -194,3 +194,26 @@ def take_assign(out, idx, v):
     step = 1 if v.shape[0] != 1 else 0
     for j in range(idx.size):
         out[idx[j], :] = v[j * step]
+
+
+# (kernels_matmul: a vector times a strided matrix, without copying the matrix)
+@_jit
+def vecmat(v, a):
+    """``v @ a`` for a 1-D ``v`` and a 2-D ``a`` of any layout (``a[:, i:]`` of a C
+    array), as rows of ``a`` scaled and added in order of k: out[j] = ((0 + v[0] a[0, j])
+    + v[1] a[1, j]) + ... Four rows per pass over ``out`` (same order, so the same bits)."""
+    n, kk = a.shape[1], a.shape[0]
+    out = np.zeros(n, a.dtype)
+    k = 0
+    while k + 4 <= kk:
+        s0, s1, s2, s3 = v[k], v[k + 1], v[k + 2], v[k + 3]
+        r0, r1, r2, r3 = a[k], a[k + 1], a[k + 2], a[k + 3]
+        for j in range(n):
+            out[j] = (((out[j] + s0 * r0[j]) + s1 * r1[j]) + s2 * r2[j]) + s3 * r3[j]
+        k += 4
+    while k < kk:
+        s0, r0 = v[k], a[k]
+        for j in range(n):
+            out[j] += s0 * r0[j]
+        k += 1
+    return out

@@ -61,3 +61,35 @@ def test_batched_matmuls_flattened_or_as_products_agree_with_numpy():
         assert g.numpy().dtype == wnt.dtype
         np.testing.assert_array_equal(g.numpy(), wnt)
         assert (np.signbit(g.numpy()) == np.signbit(wnt)).all()
+
+
+def column_slices(data, i):
+    return data[:, 1] @ data[:, 1:], data[::2, 0] @ data[::2, 2:4], data[:, i] @ data[:, i:]
+
+
+def in_order_of_k(v, a):
+    """The sum over k one row at a time, in order: what H.vecmat computes."""
+    out = np.zeros(a.shape[1], a.dtype)
+    for k in range(a.shape[0]):
+        out = out + v[k] * a[k]
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_times_column_slice_reads_the_slice_in_place(dtype):
+    rng = np.random.default_rng(1)
+    data = rng.normal(size=(9, 7)).astype(dtype)
+    data[0, 1], data[0, 2] = np.inf, 0.0  # inf * 0 is NaN either way
+    fn = gc.function(column_slices)
+    got = fn(data, np.int64(3))
+    operands = [(data[:, 1], data[:, 1:]), (data[::2, 0], data[::2, 2:4]),
+                (data[:, 3], data[:, 3:])]
+    with np.errstate(invalid="ignore"):
+        want = column_slices(data, 3)
+        for g, w, (v, a) in zip(got, want, operands):
+            np.testing.assert_array_equal(g.numpy(), in_order_of_k(v, a))
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5 if dtype == np.float32 else 1e-12)
+            assert g.numpy().dtype == w.dtype
+    src = numba_cpu.executor_for(
+        fn.get_concrete_function(data, np.int64(3)).optimized_graph).program.source
+    assert src.count("H.vecmat(") == 3 and ".copy()" not in src

@@ -1,9 +1,11 @@
 """Numba emitters (as source) for ``matmul`` and ``dot``; registered into ``kernels.EMITTERS``.
 
-* float operands of the result's dtype: ``H.dot``, Numba's ``np.dot`` behind a cached
-  helper (``runtime/numba_helpers_blas.py``: typed and compiled once per signature on a
-  machine, not in every program), which calls BLAS (gemm/gemv/dot through SciPy's BLAS:
-  within BLAS rounding of NumPy's own);
+* float operands of the result's dtype: a vector times a matrix not known contiguous (a
+  column slice ``x[:, i:]``) is ``H.vecmat``, one pass over the matrix's rows (copying it
+  for BLAS cost 2.5x more: NPBench's covariance); otherwise ``H.dot``, Numba's
+  ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
+  compiled once per signature on a machine, not in every program), which calls BLAS
+  (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
 * other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
   slice of the result (``H.dot_into(a, b, out)`` for floats); an operand whose batch dims
@@ -46,7 +48,11 @@ def _matmul(g, node, ins, outs):
     if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
         # np.dot inside Numba calls BLAS gemm/gemv/dot; an F-contiguous matrix (a
         # transpose) goes in as it is, BLAS's transposed flag in place of a copy
-        g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
+        if ra == 1 and rb == 2 and not b.contig and not isinstance(b, FortranVal):
+            # a strided matrix (a column slice): one pass over it beats a copy + BLAS
+            g.line(f"{o} = H.vecmat({a.name}, {b.name})")
+        else:
+            g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
     if out_t == np.bool_ or out_t.kind not in "iuf":
         raise Unsupported(f"{node.op.name} producing {out_t}")

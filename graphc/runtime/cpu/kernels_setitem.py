@@ -16,7 +16,15 @@ compiled segments (``runtime/fallback.py``).
 
 from __future__ import annotations
 
-from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type, shape_expr
+from graphc.runtime.cpu.kernels import (
+    Unsupported,
+    Val,
+    cast,
+    contiguous,
+    emitter,
+    np_type,
+    shape_expr,
+)
 from graphc.runtime.cpu.kernels_index import _check_equal, _checked_int, _dims, _slice
 from graphc.runtime.cpu.kernels_shape import basic_index
 
@@ -113,7 +121,7 @@ def _advanced(g, node, x, v, a, o) -> Val:
     if node in g.ownership.in_place and x.contig:  # nobody sees the old contents
         g.line(f"{o} = {x.name}")
     else:
-        g.line(f"{o} = np.ascontiguousarray({x.name}).copy()")
+        g.line(f"{o} = {x.name}.copy()")  # C-contiguous (np.ascontiguousarray: kernels.contiguous)
     rows, rest = xd[:r], xd[r:]
     inner = " * ".join(["1", *rest])
     view, sel = g.tmp("rows"), g.tmp("sel")
@@ -123,7 +131,7 @@ def _advanced(g, node, x, v, a, o) -> Val:
         for da, dx in zip(_dims(a), rows, strict=True):
             _check_equal(g, da, dx, "IndexError",
                          "boolean index did not match the indexed tensor")
-        g.line(f"{sel} = np.ascontiguousarray({a.name}).reshape(-1)")
+        g.line(f"{sel} = {contiguous(g, a)}.reshape(-1)")
         g.line(f"{count} = H.mask_count({sel})")
     else:
         g.line(f"{sel} = H.index_norm({a.name}, {xd[0]})")
@@ -135,7 +143,7 @@ def _advanced(g, node, x, v, a, o) -> Val:
     else:
         src = v.name if v.aval.dtype == aval.dtype else f"{v.name}.astype({T})"
         region = [count, *rest] if mask else [*_dims(a), *rest]
-        g.line(f"{vals} = np.ascontiguousarray(np.broadcast_to({src}, "
-               f"{shape_expr(region)})).reshape(({count}, {inner}))")
+        g.line(f"{vals} = np.broadcast_to({src}, {shape_expr(region)}).copy()"
+               f".reshape(({count}, {inner}))")
     g.line(f"H.{'mask_assign' if mask else 'take_assign'}({view}, {sel}, {vals})")
     return Val(o, aval)
