@@ -226,8 +226,18 @@ def _swap_neg(new_op):
     return fn
 
 
+def _write_twice(n, rw):
+    """``setitem(setitem(x, v, key), v, key)``: the same values written to the same place
+    again (``x[i, :j] *= 2`` writes the view's new values back after ``*=`` wrote them)."""
+    p = rw.producer(n.inputs[0])
+    if (p is not None and p.op.name == "setitem" and p.attrs == n.attrs
+            and [v.id for v in p.inputs[1:]] == [v.id for v in n.inputs[1:]]):
+        return n.inputs[0]
+
+
 # --------------------------------------------------------------------------- the rules
 RULES = [
+    Rule("setitem", "setitem(setitem(x, v, k), v, k) -> setitem(x, v, k)", _write_twice),
     # x * 1 == x exactly for ints, bools and floats (even -0.0, inf, NaN)
     Rule("multiply", "mul(x, 1) -> x", _drop_const(0, 1, lambda x, a: _one(a))),
     Rule("multiply", "mul(1, x) -> x", _drop_const(1, 0, lambda x, a: _one(a))),

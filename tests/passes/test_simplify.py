@@ -25,6 +25,18 @@ B3 = Aval((3,), BOOL)
 NEG0 = np.float32(-0.0)
 
 
+ROW0 = (("slice", 0, 1, None),)
+
+
+def _write_twice(key1, key2, v2=None):
+    """``x[key1] = 2; x[key2] = v2`` (default: the same constant value as the first)."""
+    def body(c, x):
+        v = const(c, 2.0)
+        first = emit(c, "setitem", x, v, key=key1)
+        return emit(c, "setitem", first, v if v2 is None else const(c, v2), key=key2)
+    return body
+
+
 def _chain(inner, outer, **kw):
     return lambda c, x: emit(c, outer, emit(c, inner, x, **kw.get("i", {})), **kw.get("o", {}))
 
@@ -104,6 +116,10 @@ CASES = {
         _chain("expand_dims", "squeeze", i={"axis": (1,)}, o={"axis": (-2,)}), [X],
         "%1:f32[2,1,3] = expand_dims %0 axis=(1,)\n  return %0"),
     "cast(x, x.dtype) -> x": (lambda c, x: emit(c, "cast", x, dtype=F32), [X], "return %0"),
+    "setitem(setitem(x, v, k), v, k) -> setitem(x, v, k)": (
+        _write_twice(ROW0, ROW0), [X],
+        "%1:f32[] = const 2.\n  %2:f32[2,3] = setitem %0 %1 key=(('slice', 0, 1, None),)\n"
+        "  return %2"),
     "cast(cast(x, wider), x.dtype) -> x": (
         _chain("cast", "cast", i={"dtype": F64}, o={"dtype": I32}), [XI],
         "%1:f64[2,3] = cast %0 dtype=float64\n  return %0"),
@@ -168,6 +184,9 @@ NOT_EXACT = {
                                   Aval((3,), I64)),
     "cast(cast(f32, i32), f32)": (_chain("cast", "cast", i={"dtype": I32}, o={"dtype": F32}),
                                   X),
+    # the same value written to two places, or two values to one place
+    "x[0:1] = v; x[1:2] = v": (_write_twice(ROW0, (("slice", 1, 2, None),)), X),
+    "x[0:1] = 2; x[0:1] = 3": (_write_twice(ROW0, ROW0, 3.0), X),
 }
 
 
