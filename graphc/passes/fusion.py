@@ -1,12 +1,20 @@
 """Elementwise fusion: maximal groups of elementwise ops become one ``fused_elementwise``.
 
 A node is fusible when its op is ``elementwise``, pure, single-output, and its result has
-a fully known shape; a group's members all have the same result shape, so a compiled
+a known rank; a group's members all have the same result shape, so a compiled
 backend runs a group as one loop over that shape and no member is computed more often
 than before (inputs of smaller shapes, like scalars and bias vectors, are read with
-broadcasting). Each node belongs to at most one group, so no work is duplicated: a
-member's value that anything outside the group reads (or the graph returns) becomes an
-output of the fused node. Groups of one op stay as they are.
+broadcasting). Where that shape has unknown dims (``x[:i] * a + b`` in a staged loop),
+two members of shape ``(?,)`` may differ at run time, so such a group must have one
+result, its last member's: the loop's shape, the broadcast of every input of the group,
+is then that result's shape, and the members before it are only read inside the loop
+(each at the loop's index, with its own inputs broadcast, which gives the same values;
+a member that turns out smaller than the loop, ``(1,)`` beside ``(n,)``, is then
+computed once per element of the loop). Other groups with unknown dims stay unfused.
+
+Each node belongs to at most one group, so no work is duplicated: a member's value that
+anything outside the group reads (or the graph returns) becomes an output of the fused
+node. Groups of one op stay as they are.
 
 Groups are grown in one forward sweep: a node joins the groups of its fusible producers
 unless that would make a cycle, i.e. unless some node outside the group both depends on
@@ -36,8 +44,7 @@ def fusible(node) -> bool:
     if has_token(node) or node.subgraphs():
         return False
     aval = node.outputs[0].aval
-    return (aval.shape is not None and None not in aval.shape and aval.dtype is not None
-            and aval.dtype.kind != "O")
+    return aval.shape is not None and aval.dtype is not None and aval.dtype.kind != "O"
 
 
 class _Groups:
@@ -184,10 +191,15 @@ def run(graph, ctx: PassContext):
             for i in members:
                 unit[i] = members[0]
             fused[members[0]] = members
+    escapes = _escaping(graph, nodes, groups.producer, unit) if fused else set()
+    for first, members in list(fused.items()):
+        if not _one_loop_shape(nodes, members, escapes):
+            del fused[first]
+            for i in members:
+                unit[i] = i
     if not fused:
         return graph if all(a is b for a, b in zip(nodes, graph.nodes)) else replace_graph(
             graph, nodes)
-    escapes = _escaping(graph, nodes, groups.producer, unit)
     built = {}
     for first, members in fused.items():
         node, old = _fused_node(nodes, members, escapes)
@@ -195,6 +207,15 @@ def run(graph, ctx: PassContext):
         ops = ", ".join(n.op.name for n in old)
         ctx.note(f"fused {len(old)} ops ({ops}) into {ctx.describe(node)}")
     return replace_graph(graph, _order(nodes, groups.producer, unit, built))
+
+
+def _one_loop_shape(nodes, members, escapes) -> bool:
+    """Whether the group's loop shape is each of its results' (module doc): always for
+    known shapes; with unknown dims only when the last member's value is its one result."""
+    if None not in nodes[members[0]].outputs[0].aval.shape:
+        return True
+    results = [v.id for i in members for v in nodes[i].outputs if v.id in escapes]
+    return results == [nodes[members[-1]].outputs[0].id]
 
 
 def _escaping(graph, nodes, producer, unit) -> set:

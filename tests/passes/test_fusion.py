@@ -92,9 +92,25 @@ def test_shapes_differ_or_single_ops_are_not_fused():
     assert run_pass(g1, "fusion")[0] is g1
 
 
-def test_unknown_dims_are_not_fused():
-    g = build(lambda c, x: emit(c, "exp", emit(c, "sin", x)), Aval((None,), F32))
-    assert run_pass(g, "fusion")[0] is g
+def test_unknown_dims_fuse_only_into_one_result():
+    u = Aval((None,), F32)
+
+    def one(c, x, y):  # sin(x) is (1,) when x is: the loop is add's, (4,) below
+        return emit(c, "add", emit(c, "sin", x), y)
+
+    g = build(one, u, u)
+    out, changes = run_pass(g, "fusion")
+    assert changes == ["fused 2 ops (sin, add) into %3 = fused_elementwise %0 %1"]
+    x1, y4 = np.array([0.5], np.float32), np.arange(4, dtype=np.float32)
+    for args in ([x1, y4], [y4, x1], [y4, y4]):
+        assert_same_results(g, out, args)
+
+    def two(c, x, y):  # sin(x) is a result too: its shape need not be the loop's
+        s = emit(c, "sin", x)
+        return [s, emit(c, "add", s, y)]
+
+    g2 = build(two, u, u)
+    assert run_pass(g2, "fusion")[0] is g2
 
 
 def test_cycle_check_gives_up_safely(monkeypatch):
