@@ -77,3 +77,19 @@ def test_a_self_contained_block_becomes_a_kernel_with_canonical_names():
 ])
 def test_blocks_that_are_not_self_contained_stay_inline(block, why):
     assert outline._outline(_gen(), block, ["x", "y"], ["v3"]) is None, why
+
+
+def scalar_reads(a, i, j):
+    # the same checked scalar read three times: straight-line code, no loop
+    return a[i, j] + a[i, j - 1] + a[i - 1, j]
+
+
+def test_kernels_without_a_loop_stay_inline_even_when_repeated():
+    # a call costs more than the few checks and the read it would hold (a scalar read in
+    # a staged loop: NPBench's seidel-2d ran 2x slower with calls)
+    a = np.arange(12.0).reshape(3, 4)
+    f = gc.function(scalar_reads)
+    i, j = np.array(2), np.array(3)
+    assert float(f(a, i, j)) == a[2, 3] + a[2, 2] + a[1, 3]
+    source = codegen.generate(f.get_concrete_function(a, i, j).optimized_graph).source
+    assert "def k_" not in source and source.count("raise IndexError") >= 6

@@ -6,7 +6,9 @@ often repeats a node kernel with the same types: a 3x3 convolution written as ni
 kernel in one function, which Numba typed and lowered nine times. Here, after an
 emitter wrote a node's lines, those lines become a function of the node's inputs when
 they are self-contained (they read only the inputs and the module's ``np``/``H``/``V``,
-rebind no input, touch no program-wide state) and long enough to pay for a call. The
+rebind no input, touch no program-wide state) and long enough to pay for a call
+(straight-line code calling only scalar casts, a checked scalar read or write, never is:
+``_cheap``). The
 function's text is the lines with the inputs renamed ``p0, p1, ...`` and every local
 ``t0, t1, ...`` in order, so equal kernels have equal text and are defined, typed and
 compiled once, then called from each place:
@@ -33,6 +35,8 @@ MIN_STATEMENTS = 4  # statements in a kernel worth a look (checks and raises inc
 PLACEHOLDER = "#@kernel "
 MODULE_NAMES = frozenset({"np", "H", "V", "math", "numba"}) | frozenset(dir(builtins))
 KERNEL_DECORATOR = "@numba.njit(error_model='numpy', nogil=True)"
+SCALAR_CASTS = frozenset({"bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                          "uint32", "uint64", "float32", "float64"})
 
 
 def emit(gen, node, ins, outs, emitter):
@@ -131,9 +135,26 @@ def _outline(gen, block, inputs, outputs):
              "    V.prefer_wide_vectors()",
              textwrap.indent(text, "    "),
              f"    return {results}"])
-    work = sum(isinstance(n, (ast.Assign, ast.AugAssign, ast.For, ast.While))
-               for n in ast.walk(tree))
+    work = 0 if _cheap(tree) else sum(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.For, ast.While)) for n in ast.walk(tree))
     return name, work, f"{', '.join(outputs)} = {name}({', '.join(params)})"
+
+
+def _cheap(tree) -> bool:
+    """Straight-line code that calls nothing but scalar casts (``np.int64(i)``) and
+    exceptions: a checked scalar read or write. A call costs more than such a body in a
+    hot loop (NPBench's seidel-2d ran 2x slower with them called), and typing a few
+    statements again is cheap, so these stay inline however often they repeat."""
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.For, ast.While)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            cast = (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                    and f.value.id == "np" and f.attr in SCALAR_CASTS)
+            if not cast and not (isinstance(f, ast.Name) and f.id.endswith("Error")):
+                return False
+    return True
 
 
 class _Renamer(ast.NodeTransformer):
