@@ -280,3 +280,27 @@ def test_out_of_bounds_raises_the_interpreters_error(error_graph, at, bad):
     error = InvalidIndexError if at != 4 else (InvalidArgumentError, IndexError)
     with pytest.raises(error):
         ex(arrays)
+
+
+@pytest.mark.parametrize("parts", [
+    ("i", ":s:"), (":s:",), ("i", "1:-1:"), ("i", "::2"), ("i",), ("1:3:", ":"),
+    ("1:3:",), ("::1",), ("i", ":"), ("None", "i"), ("...", "i"), (":", "i"),
+])
+def test_views_said_c_contiguous_are_what_numba_types_c(parts):
+    # kernels_shape.keeps_c mirrors Numba's layout rule for basic views: a view it calls
+    # C-contiguous gets flat loops and reshapes, which compile only on Numba 'C' arrays
+    import numba
+
+    from graphc.runtime.cpu.kernels import Val
+    from graphc.runtime.cpu.kernels_shape import keeps_c
+
+    ns = {}
+    exec(f"def view(a, i, s):\n    return a[{', '.join(parts)},]\n", ns)  # noqa: S102
+    fn = numba.njit(ns["view"])
+    fn(np.ones((4, 4, 4)), 1, 3)
+    layout = fn.nopython_signatures[0].return_type.layout
+    said = keeps_c(Val("a", None), list(parts))
+    if "None" in parts or "..." in parts:
+        assert not said  # not looked at: never C (Numba may say C)
+    else:
+        assert said == (layout == "C")

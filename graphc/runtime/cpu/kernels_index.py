@@ -32,6 +32,7 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
 )
 from graphc.runtime.cpu.kernels_shape import _getitem as _basic_getitem  # static basic keys
+from graphc.runtime.cpu.kernels_shape import keeps_c
 
 _FULL = ("slice", None, None, None)
 _MODES = {"raise": 0, "wrap": 1, "clip": 2}  # H.take4's modes; 3 is tf.gather's
@@ -300,7 +301,7 @@ def _getitem(g, node, ins, outs):
         view = g.tmp("w") if advanced else outs[0]
         g.line(f"{view} = {x.name}[{', '.join(parts)},]")
     if not advanced:  # runtime ints and slice bounds only: a view
-        return [Val(view, aval, contig=view == x.name and x.contig)]
+        return [Val(view, aval, contig=x.contig and (view == x.name or keeps_c(x, parts)))]
     return _gather_view(g, aval, outs[0], view, len(parts), groups)
 
 

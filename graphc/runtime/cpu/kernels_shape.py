@@ -280,6 +280,18 @@ def basic_index(g, x: Val, key, what: str, newaxis: bool = True) -> list[str]:
     return parts
 
 
+def keeps_c(x, parts) -> bool:
+    """Whether Numba types the view ``x[parts]`` C-contiguous, by Numba's own rule: ``x``
+    is, and every index part but the last is an int, the last an int or a slice without
+    a step (``i, :n``, ``1:-1``; ``::1`` has one; ``None`` and ``...`` are not looked
+    at). Flat loops and free reshapes of the view then compile."""
+    if not x.contig or not parts or any(p in ("None", "...") for p in parts):
+        return False
+    *outer, last = parts
+    no_step = last.count(":") <= 1 or (last.count(":") == 2 and last.endswith(":"))
+    return no_step and all(":" not in p for p in outer)
+
+
 @emitter("getitem")
 def _getitem(g, node, ins, outs):
     """Basic indexing with static keys (ints, slices with int/None bounds, ``None``,
@@ -295,6 +307,8 @@ def _getitem(g, node, ins, outs):
         return [Val(outs[0], aval, x.contig)]
     index = ", ".join(parts) + ("," if len(parts) == 1 else "")
     g.line(f"{outs[0]} = {x.name}[{index}]")
+    if keeps_c(x, parts):
+        return [Val(outs[0], aval)]
     start = _columns_start(x, key)
     if start is not None:
         return [ColumnsVal(outs[0], aval, x.name, start)]
