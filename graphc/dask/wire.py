@@ -17,6 +17,7 @@ import numpy as np
 from graphc.core import registry
 from graphc.errors import SavedModelError
 from graphc.ir.verify import VerificationError, verify
+from graphc.passes.graphs import unfused
 from graphc.saved_model import schema
 from graphc.saved_model.build import build_graph, check_calls
 from graphc.saved_model.save import _Writer
@@ -25,7 +26,10 @@ FORMAT = "graphc.dask.graph"
 
 
 def dumps(graph) -> tuple[str, dict]:
-    """``(json text, {name: ndarray})`` for ``graph`` (refuses what a saved graph does)."""
+    """``(json text, {name: ndarray})`` for ``graph`` (refuses what a saved graph does);
+    fused nodes go as the ops they fuse (the wire has none; the graph is optimized again
+    where it runs)."""
+    graph = unfused(graph)
     writer = _Writer()
     writer.graph_index(graph)
     if writer.refs.variables:

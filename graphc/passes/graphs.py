@@ -132,3 +132,27 @@ def replace_graph(graph: Graph, nodes, outputs=None, token_out=None) -> Graph:
     return Graph(graph.inputs, nodes, graph.outputs if outputs is None else outputs,
                  name=graph.name, token_in=graph.token_in,
                  token_out=graph.token_out if token_out is None else token_out)
+
+
+def unfused(graph: Graph) -> Graph:
+    """``graph`` with each ``fused_elementwise`` node replaced by the nodes of its body, in
+    branch and loop bodies too (for formats that carry no fused nodes: the Dask wire,
+    whose graphs are specialized and optimized again where they run). The body's results
+    become the fused node's own output values, so readers of them need no change."""
+    nodes, changed = [], False
+    for node in graph.nodes:
+        if node.op.name == FUSED_OP:
+            sub = node.attrs["subgraph"]
+            outer = {s.id: v for s, v in zip(sub.inputs, node.inputs, strict=True)}
+            outer.update((s.id, v) for s, v in zip(sub.outputs, node.outputs, strict=True))
+            nodes.extend(Node(n.op, tuple(outer.get(v.id, v) for v in n.inputs), n.attrs,
+                              tuple(outer.get(v.id, v) for v in n.outputs), n.src)
+                         for n in sub.nodes)
+            changed = True
+            continue
+        items = subgraph_items(node)
+        replace = {id(s): new for _, s in items if (new := unfused(s)) is not s}
+        if replace:
+            node, changed = with_subgraphs(node, replace), True
+        nodes.append(node)
+    return replace_graph(graph, nodes) if changed else graph

@@ -5,19 +5,22 @@ splits with ``None`` for chunked dims (no block size can leak into the graph) an
 one specialization per block signature; the CUDA backend runs a graph traced with
 ``None`` dims (``input_signature``, ``reduce_retracing``) as one specialization per call
 shape. Each copy has its avals re-inferred from the shapes by every op's own ``infer``,
-then the pass pipeline runs again, so elementwise fusion (which needs known shapes) fuses
-chains into one loop.
+then the pass pipeline runs again, so elementwise fusion fuses chains into loops of
+known shapes (a group fused with unknown dims is first taken apart: ``graphs.unfused``).
 """
 
 from __future__ import annotations
 
 from graphc.ir import graph as ir
+from graphc.passes.graphs import unfused
 from graphc.passes.pipeline import optimize
 
 
 def specialize(graph, shapes):
     """``graph`` with its inputs' shapes set to ``shapes`` (one tuple per input) and
-    every node's outputs re-inferred; subgraphs (loop bodies, branches) are kept."""
+    every node's outputs re-inferred; subgraphs (loop bodies, branches) are kept, fused
+    groups taken apart."""
+    graph = unfused(graph)
     env = {}
     inputs = []
     for v, shape in zip(graph.inputs, shapes):

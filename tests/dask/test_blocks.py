@@ -215,9 +215,14 @@ def test_import_graphc_does_not_import_dask():
 def test_block_programs_are_specialized_per_block_signature_and_fused():
     from graphc.passes.specialize import for_shapes
 
+    from graphc.dask import wire
+
     graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
-    assert all(n.op.name != "fused_elementwise" for n in graph.nodes)  # unknown dims
-    fused = for_shapes(graph, [(20,)])
+    # unknown dims, one result: fused already; the wire carries the ops it fuses
+    assert [n.op.name for n in graph.nodes if n.op.name != "const"] == ["fused_elementwise"]
+    wired = wire.loads(*wire.dumps(graph))
+    assert all(n.op.name != "fused_elementwise" for n in wired.nodes)
+    fused = for_shapes(wired, [(20,)])
     assert [n.op.name for n in fused.nodes if n.op.name != "const"] == ["fused_elementwise"]
     assert fused.outputs[0].aval.shape == (20,)
     before = set(programs.stats())

@@ -113,6 +113,23 @@ def test_unknown_dims_fuse_only_into_one_result():
     assert run_pass(g2, "fusion")[0] is g2
 
 
+def test_unfused_takes_groups_apart_and_keeps_results():
+    from graphc.passes.graphs import unfused
+
+    def body(c, x, y):
+        a = emit(c, "exp", x)
+        return [emit(c, "add", emit(c, "sin", a), y), emit(c, "multiply", a, y)]
+
+    g = build(body, X, X)
+    fused, _ = run_pass(g, "fusion")
+    assert any(n.op is FUSED_ELEMENTWISE for n in fused.nodes)
+    flat = unfused(fused)
+    assert [n.op.name for n in flat.nodes] == ["exp", "sin", "add", "multiply"]
+    assert flat.outputs == fused.outputs  # the fused node's own output values
+    assert unfused(g) is g
+    assert_same_results(g, flat, ARGS)
+
+
 def test_cycle_check_gives_up_safely(monkeypatch):
     monkeypatch.setattr(fusion, "BUDGET", 4)
 
