@@ -213,9 +213,8 @@ def test_import_graphc_does_not_import_dask():
 
 
 def test_block_programs_are_specialized_per_block_signature_and_fused():
-    from graphc.passes.specialize import for_shapes
-
     from graphc.dask import wire
+    from graphc.passes.specialize import for_shapes
 
     graph = chain.get_concrete_function(gc.TensorSpec([None], np.float32)).optimized_graph
     # unknown dims, one result: fused already; the wire carries the ops it fuses
