@@ -336,6 +336,7 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     index_norm,
     mask_assign,
     mask_count,
+    mask_take,
     pad_map,
     scatter_nd,
     sort_rows,

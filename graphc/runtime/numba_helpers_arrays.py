@@ -217,3 +217,16 @@ def vecmat(v, a):
             out[j] += s0 * r0[j]
         k += 1
     return out
+
+
+@_jit
+def mask_take(x, mask):
+    """``x[mask]`` for flat ``x`` and ``mask`` of one size: the selected elements, in
+    order."""
+    out = np.empty(mask_count(mask), x.dtype)
+    k = 0
+    for i in range(mask.size):
+        if mask[i]:
+            out[k] = x[i]
+            k += 1
+    return out

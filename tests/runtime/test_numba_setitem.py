@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import graphc as gc
+from graphc.runtime.cpu import numba_cpu
 from tests.autograph.test_range_staging import lu  # LU in place, NumPy style
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
@@ -113,3 +114,31 @@ def test_bad_mask_or_index_writes_raise_numpys_errors(program, args, error):
     with warnings.catch_warnings(), pytest.raises(error):
         warnings.simplefilter("error", gc.errors.FallbackWarning)
         gc.function(program, input_signature=spec)(*[np.copy(a) for a in args])
+
+
+def masked_read(x, m):
+    return x[m] * 2
+
+
+@pytest.mark.parametrize("x,m", [
+    (X, X > 0.5),                       # 2-D: C order
+    (X.T, X.T < -1.5),                  # non-contiguous value and mask
+    (np.arange(5, dtype=np.int32), np.zeros(5, bool)),  # nothing selected
+])
+def test_whole_shape_mask_reads_compile_and_match_numpy(x, m):
+    f = gc.function(masked_read)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gc.errors.FallbackWarning)
+        got = np.asarray(f(x, m))
+    want = masked_read(x, m)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    src = numba_cpu.executor_for(f.get_concrete_function(x, m).optimized_graph).program.source
+    assert "H.mask_take(" in src and "H.argwhere(" not in src
+
+
+def test_whole_shape_mask_of_another_size_raises_at_run_time():
+    spec = [gc.TensorSpec([None], np.float64), gc.TensorSpec([None], np.bool_)]
+    with warnings.catch_warnings(), pytest.raises(IndexError):
+        warnings.simplefilter("error", gc.errors.FallbackWarning)
+        gc.function(masked_read, input_signature=spec)(np.zeros(4), np.ones(3, bool))

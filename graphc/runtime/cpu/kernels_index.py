@@ -242,6 +242,17 @@ def _slice(g, bounds, idx) -> str:
     return ":".join(parts)
 
 
+def _whole_mask(g, x, mask, aval, o) -> Val:
+    """``x[mask]`` for a mask of ``x``'s shape: the selected elements in C order, one pass
+    over both flattened (``H.mask_take``) instead of coordinates and a gather."""
+    for d, (dm, dx) in enumerate(zip(_dims(mask), _dims(x), strict=True)):
+        _check_equal(g, dm, dx, "IndexError",
+                     f"boolean index did not match the indexed tensor along axis {d}")
+    g.line(f"{o} = H.mask_take({contiguous(g, x)}.reshape(-1), "
+           f"{contiguous(g, mask)}.reshape(-1))")
+    return Val(o, aval)
+
+
 @emitter("getitem")
 def _getitem(g, node, ins, outs):
     """``x[key]``: static basic keys go to kernels_shape; see the module doc for the rest."""
@@ -250,6 +261,10 @@ def _getitem(g, node, ins, outs):
     x, idx, aval = ins[0], ins[1:], node.outputs[0].aval
     if x.scalar:
         raise Unsupported("getitem on a 0-d value with an array, bool or tensor-valued key")
+    key = node.attrs["key"]
+    if (len(key) == 1 and key[0][0] == "array" and idx[key[0][1]].aval.dtype.kind == "b"
+            and len(idx[key[0][1]].aval.shape) == len(x.aval.shape)):
+        return [_whole_mask(g, x, idx[key[0][1]], aval, outs[0])]
     key, advanced = _expand(node.attrs["key"], [v.aval for v in node.inputs[1:]],
                             len(x.aval.shape))
     xd = _dims(x)
