@@ -28,7 +28,6 @@ compiled, checked against NumPy and timed interleaved with graphc; "graphc/Numba
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -40,21 +39,15 @@ from pathlib import Path
 from time import perf_counter
 
 from benchmarks.npbench_harness import discover
-from benchmarks.npbench_peers import PEERS, peer_cells, peer_header, peer_notes
+from benchmarks.npbench_peers import PEERS, installed, peer_cells, peer_header, peer_notes
 from benchmarks.runner import fmt_ratio, fmt_time, geomean, render_table
 
 TITLE = "npbench: NPBench NumPy kernels (preset S) run unchanged on graphc"
 HEADER = ["kernel", "status", "ops", "NumPy 1st", "graphc 1st", "compile", "NumPy", "graphc",
           "graphc/NumPy"]
-PEER_MODULES = {"Numba": "numba", "JAX": "jax"}
 MAX_OPS = 1000  # larger graphs (unrolled Python loops) take minutes to compile today
 REPO = Path(__file__).resolve().parents[1]
 LATE_STAGES = ("compile", "timing", "peers", "done")
-
-
-def installed_peers() -> list[str]:
-    """The peers whose framework imports here."""
-    return [p for p in PEERS if importlib.util.find_spec(PEER_MODULES[p]) is not None]
 
 
 def default_timeouts(settings) -> tuple[float, float]:
@@ -223,7 +216,8 @@ def run(settings, path=None, timeout=None, compile_timeout=None, max_ops=None,
         kernels=None, peers=None) -> str:
     """The table for the NPBench checkout at ``path`` (a not-run row without one);
     ``max_ops``: compile only graphs up to that size; ``kernels``: only these names;
-    ``peers``: NPBench's versions to time beside graphc (default ``installed_peers()``)."""
+    ``peers``: NPBench's versions to time beside graphc (default: those installed,
+    ``npbench_peers.installed``)."""
     if path is None:
         return render_table(TITLE, ["kernel", "status"],
                             [["(not run)", "pass --path <npbench checkout>"]])
@@ -231,7 +225,7 @@ def run(settings, path=None, timeout=None, compile_timeout=None, max_ops=None,
     timeout = default if timeout is None else timeout
     compile_timeout = default_compile if compile_timeout is None else compile_timeout
     max_ops = MAX_OPS if max_ops is None else max_ops
-    peers = installed_peers() if peers is None else [p for p in peers if p]
+    peers = installed() if peers is None else [p for p in peers if p]
     unknown = [p for p in peers if p not in PEERS]
     if unknown:
         raise ValueError(f"unknown peer(s) {', '.join(unknown)}; choose from {', '.join(PEERS)}")

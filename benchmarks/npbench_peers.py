@@ -18,14 +18,21 @@ row says why (``record["peers"][label]`` is then ``{"error": ...}``).
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 from pathlib import Path
 from time import perf_counter
 
 import numpy as np
 
-# label: file postfix after "<module>_"
+# label: file postfix after "<module>_", and the framework the file imports
 PEERS = {"Numba": "numba_n", "JAX": "jax"}
+FRAMEWORKS = {"Numba": "numba", "JAX": "jax"}
+
+
+def installed() -> list[str]:
+    """The peers whose framework imports here."""
+    return [p for p in PEERS if importlib.util.find_spec(FRAMEWORKS[p]) is not None]
 
 
 def peer_file(kernel, label: str) -> Path:
@@ -72,11 +79,11 @@ def _checked(harness, kernel, peer: Peer, data: dict, ref: list, entry: dict) ->
     """Run ``peer`` once (its compile) and check it; seconds of that first call.
 
     Numba: returned values paired by position (as NPBench's ``utilities.validate`` pairs
-    them: some versions return less than NumPy's), every array argument by name. JAX:
-    its kernels return new
-    arrays in an order of their own (what NumPy returns or writes into its arguments), so
-    each value JAX returns must equal one of NumPy's outputs (``ref``: returned values and
-    every array argument after the call). ``entry["checked"]``: outputs compared."""
+    them: some versions return less than NumPy's), every array argument by name. JAX: its
+    kernels return new arrays in an order of their own (what NumPy returns or writes into
+    its arguments), so each value JAX returns must equal one of NumPy's outputs (``ref``:
+    returned values and every array argument after the call). ``entry["checked"]``:
+    outputs compared."""
     args = peer.make_args(data)
     t0 = perf_counter()
     result = peer.call(args)
@@ -90,12 +97,11 @@ def _checked(harness, kernel, peer: Peer, data: dict, ref: list, entry: dict) ->
         bad = [label for label, v in got if not any(same(r, v) for _, r in ref)]
         entry["checked"] = len(got)
     else:
-        returns = [(label, v) for label, v in ref if label.startswith("return")]
-        got_returns = [(label, v) for label, v in got if label.startswith("return")]
-        pairs = list(zip(returns, got_returns))
-        pairs += [(item, item_got) for item, item_got in zip(ref[len(returns):],
-                                                             got[len(got_returns):])]
-        bad = [label for (label, r), (_, v) in pairs if not same(r, v)]
+        returns = [(label, r) for label, r in ref if label.startswith("return")]
+        got_returns = [v for label, v in got if label.startswith("return")]
+        arrays, got_by_name = ref[len(returns):], dict(got)
+        pairs = list(zip(returns, got_returns)) + [((a, r), got_by_name[a]) for a, r in arrays]
+        bad = [label for (label, r), v in pairs if not same(r, v)]
         entry["checked"] = len(pairs)
     if bad:
         raise ValueError(f"differs from NumPy in {', '.join(bad)}")

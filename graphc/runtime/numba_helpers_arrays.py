@@ -179,6 +179,7 @@ def mask_assign(out, mask, v):
 
 @_jit
 def mask_count(mask):
+    """The number of True elements of the flat ``mask``."""
     count = 0
     for i in range(mask.size):
         if mask[i]:

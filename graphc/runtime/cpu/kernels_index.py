@@ -262,11 +262,11 @@ def _getitem(g, node, ins, outs):
     if x.scalar:
         raise Unsupported("getitem on a 0-d value with an array, bool or tensor-valued key")
     key = node.attrs["key"]
-    if (len(key) == 1 and key[0][0] == "array" and idx[key[0][1]].aval.dtype.kind == "b"
-            and len(idx[key[0][1]].aval.shape) == len(x.aval.shape)):
-        return [_whole_mask(g, x, idx[key[0][1]], aval, outs[0])]
-    key, advanced = _expand(node.attrs["key"], [v.aval for v in node.inputs[1:]],
-                            len(x.aval.shape))
+    only = idx[key[0][1]] if len(key) == 1 and key[0][0] == "array" else None
+    if (only is not None and only.aval.dtype.kind == "b"
+            and len(only.aval.shape) == len(x.aval.shape)):
+        return [_whole_mask(g, x, only, aval, outs[0])]
+    key, advanced = _expand(key, [v.aval for v in node.inputs[1:]], len(x.aval.shape))
     xd = _dims(x)
     # parts: the view's index; groups: one per advanced key entry, (key position,
     # [(view axis, element source)], index shape); a source is a scalar name, (flat
@@ -316,7 +316,7 @@ def _getitem(g, node, ins, outs):
         view = g.tmp("w") if advanced else outs[0]
         g.line(f"{view} = {x.name}[{', '.join(parts)},]")
     if not advanced:  # runtime ints and slice bounds only: a view
-        return [Val(view, aval, contig=x.contig and (view == x.name or keeps_c(x, parts)))]
+        return [Val(view, aval, contig=(view == x.name and x.contig) or keeps_c(x, parts))]
     return _gather_view(g, aval, outs[0], view, len(parts), groups)
 
 

@@ -121,27 +121,25 @@ def _advanced(g, node, x, v, a, o) -> Val:
     if node in g.ownership.in_place and x.contig:  # nobody sees the old contents
         g.line(f"{o} = {x.name}")
     else:
-        g.line(f"{o} = {x.name}.copy()")  # C-contiguous (np.ascontiguousarray: kernels.contiguous)
+        g.line(f"{o} = {x.name}.copy()")  # C-contiguous, so the reshape below compiles
     rows, rest = xd[:r], xd[r:]
     inner = " * ".join(["1", *rest])
     view, sel = g.tmp("rows"), g.tmp("sel")
     g.line(f"{view} = {o}.reshape(({' * '.join(rows)}, {inner}))")
-    count = g.tmp("n")
     if mask:
         for da, dx in zip(_dims(a), rows, strict=True):
             _check_equal(g, da, dx, "IndexError",
                          "boolean index did not match the indexed tensor")
         g.line(f"{sel} = {contiguous(g, a)}.reshape(-1)")
-        g.line(f"{count} = H.mask_count({sel})")
     else:
         g.line(f"{sel} = H.index_norm({a.name}, {xd[0]})")
-        g.line(f"{count} = {sel}.size")
-    T = np_type(aval.dtype)
     vals = g.tmp("v")
     if v.scalar:
         g.line(f"{vals} = np.full((1, {inner}), {cast(v.name, aval.dtype)})")
-    else:
-        src = v.name if v.aval.dtype == aval.dtype else f"{v.name}.astype({T})"
+    else:  # v broadcast to the indexed rows: (count, *rest) or (*a.shape, *rest)
+        count = g.tmp("n")
+        g.line(f"{count} = {f'H.mask_count({sel})' if mask else f'{sel}.size'}")
+        src = v.name if v.aval.dtype == aval.dtype else f"{v.name}.astype({np_type(aval.dtype)})"
         region = [count, *rest] if mask else [*_dims(a), *rest]
         g.line(f"{vals} = np.broadcast_to({src}, {shape_expr(region)}).copy()"
                f".reshape(({count}, {inner}))")
