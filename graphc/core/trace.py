@@ -53,6 +53,9 @@ class TraceContext:
         # (transforms/graph_vjp.Replay): a custom gradient's grad_fn, called in a
         # gradient graph, may use the tensors its forward call made
         self.aliases: dict[int, Tensor] = {}
+        # ops one iteration of a short Python ``range`` loop's body added, by the body's
+        # code, measured where the loop first ran (``autograph.loops._peel``)
+        self.loop_body_ops: dict = {}
 
     # -- context management
     def __enter__(self):

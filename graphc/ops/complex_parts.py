@@ -2,12 +2,12 @@
 over them (``conj``/``conjugate``, ``real``, ``imag``, ``angle``, ``iscomplex``,
 ``isreal``, ``real_if_close``).
 
-The three ops are elementwise: the batching rule is the elementwise family's, and on real
-dtypes (the only ones the Numba backend compiles; complex runs on the interpreter) their
-scalar templates are the identity or zero. Gradients follow JAX's convention for complex
-values (the one graphc's other rules use, ``d(x*y)/dx = y`` with no conjugate):
-``conjugate`` sends ``g`` back as ``conj(g)``, ``real`` as ``g + 0j``, ``imag`` as
-``-1j * g``.
+The three ops are elementwise: the batching rule is the elementwise family's; on real
+dtypes their scalar templates are the identity or zero, and on complex ones the Numba
+backend's own table (``runtime/scalar_templates_complex.py``) takes the parts.
+Gradients follow JAX's convention for complex values (the one graphc's other rules
+use, ``d(x*y)/dx = y`` with no conjugate): ``conjugate`` sends ``g`` back as
+``conj(g)``, ``real`` as ``g + 0j``, ``imag`` as ``-1j * g``.
 """
 
 from __future__ import annotations

@@ -356,6 +356,12 @@ from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
     solve,
     svd,
 )
+from graphc.runtime.numba_helpers_complex import (  # noqa: E402, F401
+    cabs,
+    cdiv,
+    cmul,
+    cpow,
+)
 
 # the special functions' scalar helpers (graphc/ops/special_fns.py; same ``H.`` namespace)
 from graphc.runtime.numba_helpers_special import (  # noqa: E402, F401

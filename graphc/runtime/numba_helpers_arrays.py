@@ -173,7 +173,8 @@ def mask_assign(out, mask, v):
     step = 1 if v.shape[0] != 1 else 0
     for i in range(mask.size):
         if mask[i]:
-            out[i, :] = v[k]
+            for j in range(out.shape[1]):  # (a row slice ``out[i, :]`` costs a view)
+                out[i, j] = v[k, j]
             k += step
 
 
@@ -194,7 +195,9 @@ def take_assign(out, idx, v):
     (1, inner)."""
     step = 1 if v.shape[0] != 1 else 0
     for j in range(idx.size):
-        out[idx[j], :] = v[j * step]
+        r, k = idx[j], j * step
+        for c in range(out.shape[1]):
+            out[r, c] = v[k, c]
 
 
 # (kernels_matmul: a vector times a strided matrix, without copying the matrix)
@@ -231,3 +234,4 @@ def mask_take(x, mask):
             out[k] = x[i]
             k += 1
     return out
+

@@ -21,15 +21,26 @@ class Unsupported(Exception):
     """This node has no Numba kernel; the message is the reason shown to the user."""
 
 
+# the real dtypes both backends compile; the CPU backend also compiles complex64 and
+# complex128 (``COMPLEX_DTYPES``) in the ops ``scalar_templates_complex`` and the CPU
+# emitters' own table list
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
+COMPLEX_DTYPES = frozenset(np.dtype(t) for t in (np.complex64, np.complex128))
 
 
-def check_dtype(dtype, what: str) -> None:
-    if dtype not in SUPPORTED_DTYPES:
-        raise Unsupported(f"{what} has dtype {dtype}, which the Numba backend does not "
-                          "compile yet (float16 and complex run on the interpreter)")
+def check_dtype(dtype, what: str, complex_ok: bool = False) -> None:
+    """Raise :class:`Unsupported` unless ``dtype`` compiles (complex ones only where the
+    caller says the op has a complex kernel)."""
+    if dtype in SUPPORTED_DTYPES or (complex_ok and dtype in COMPLEX_DTYPES):
+        return
+    if dtype in COMPLEX_DTYPES:
+        raise Unsupported(f"{what} has dtype {dtype}; the Numba backend compiles complex "
+                          "numbers in arithmetic, indexing, shape ops, matmul and solve/inv "
+                          "only (docs/runtime.md)")
+    raise Unsupported(f"{what} has dtype {dtype}, which the Numba backend does not "
+                      "compile yet (float16 runs on the interpreter)")
 
 
 def np_type(dtype) -> str:
@@ -49,6 +60,10 @@ def literal(value, dtype) -> str:
     """An exact source literal for one scalar of ``dtype``."""
     dtype = np.dtype(dtype)
     v = np.asarray(value, dtype).item()
+    if dtype.kind == "c":
+        part = np.dtype(f"f{dtype.itemsize // 2}")
+        return (f"{np_type(dtype)}(complex({literal(v.real, part)}, "
+                f"{literal(v.imag, part)}))")
     if dtype == np.bool_:
         return repr(bool(v))
     if dtype.kind == "f":
@@ -250,6 +265,9 @@ def scalar_expr(op, attrs, in_dtypes, out_dtype, args, overrides=None) -> str:
     CUDA backend's, where a device cannot do what the CPU template does). Raises
     :class:`Unsupported` when the op has no template.
     """
+    if any(np.dtype(d).kind == "c" for d in (*in_dtypes, out_dtype)):
+        from graphc.runtime.scalar_templates_complex import complex_expr  # (imports this)
+        return complex_expr(op, attrs, in_dtypes, out_dtype, args)
     template = None if overrides is None else overrides.get(op.name)
     if template is None:
         template = SCALAR_OVERRIDES.get(op.name, op.scalar)

@@ -137,3 +137,29 @@ def test_the_staged_index_is_a_weak_python_int():
     out = f(np.ones(3, np.float32))
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out.numpy(), [0, 1, 2])
+
+
+def nest(a, b):  # NPBench's scattering self-energies: short loops nested deep
+    for i in range(2):
+        for j in range(2):
+            for k in range(2):
+                for m in range(6):
+                    b[m] = b[m] + a[i, j, k, m] * 2.0 - a[k, j, i, m] / 3.0
+    return b
+
+
+def total_ops(graph):
+    return sum(1 + sum(total_ops(g) for g in n.subgraphs()) for n in graph.nodes)
+
+
+def test_nested_short_loops_whose_body_is_known_big_are_staged_where_they_repeat():
+    """The first run of a loop measures its body; where the same loop runs again inside
+    an outer one and all of it unrolled would pass the op budget, it is staged at once
+    (unrolling each 2-iteration level doubled the graph: 2 x 2 x 2 bodies)."""
+    a, b = np.arange(48.0).reshape(2, 2, 2, 6), np.zeros(6)
+    f = gc.function(nest)
+    want = nest(a, b.copy())
+    np.testing.assert_allclose(f(a, b.copy()), want, rtol=1e-12)
+    graph = f.get_concrete_function(a, b.copy()).graph
+    assert loops_in(f, a, b.copy()) >= 1
+    assert total_ops(graph) < 320  # 258; 8 unrolled copies of the m-loop: 480

@@ -334,12 +334,12 @@ def test_one_output_runner_checks_what_the_entry_point_trusts():
 def test_fallback_is_reported_once_with_reasons(compiled_part):
     """Ops without a Numba kernel run on the interpreter, and say why, once: the whole
     graph when nothing else would be compiled, else between compiled segments."""
-    def body(g, x):
+    def body(g, x, z):
         y = g.add(x, np.asarray(1.0, F32)) if compiled_part else x
         return [("h", g.cast(y, dtype=np.dtype(np.float16))),
-                ("c", g.cast(x, dtype=np.dtype(np.complex64)))]
+                ("c", g.sign(z))]  # complex sign: no template
 
-    graph, labels = build("fb", [((5,), F32)], body)
+    graph, labels = build("fb", [((5,), F32), ((5,), np.complex64)], body)
     with pytest.warns(numba_cpu.FallbackWarning) as record:
         ex = numba_cpu.executor_for(graph)
     assert len(record) == 1
@@ -348,7 +348,8 @@ def test_fallback_is_reported_once_with_reasons(compiled_part):
     assert "test_numba_backend.py" in msg  # the user's source line of the node
     assert ex.backend == ("segments" if compiled_part else "numpy") and len(ex.reasons) == 2
     x = RNG.standard_normal(5).astype(np.float32)
-    for g_, w in zip(ex([x]), run_graph(graph, [x])):
+    z = (x + 2j * x[::-1]).astype(np.complex64)
+    for g_, w in zip(ex([x, z]), run_graph(graph, [x, z])):
         np.testing.assert_array_equal(g_, w)
     assert "dtype float16" in ex.explain()
     if compiled_part:

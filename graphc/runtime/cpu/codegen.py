@@ -298,7 +298,7 @@ class _Gen(Loops):
 
     def _dtype_ok(self, dtype, what) -> None:
         try:
-            check_dtype(dtype, what)
+            check_dtype(dtype, what, complex_ok=True)  # the ops reading it decide
         except Unsupported as e:
             self.reasons.append(str(e))
 
@@ -308,16 +308,17 @@ class _Gen(Loops):
                 self.allow_state and (node.op.name in STATE_OPS or node.subgraphs())):
             raise Unsupported(f"stateful op {node.op.name} (effects run in Python, in "
                               "program order)")
+        complex_ok = kernels.complex_ok(node)
         for v in node.outputs:
             if v.aval.is_token or is_resource(v.aval):
                 continue
             if v.aval.shape is None:
                 raise Unsupported("result of unknown rank")
-            check_dtype(v.aval.dtype, f"{node.op.name}'s result")
+            check_dtype(v.aval.dtype, f"{node.op.name}'s result", complex_ok)
         ins = [self.vals[v.id] for v in node.inputs]
         for x in ins:
             if not (x.aval.is_token or is_resource(x.aval)):
-                check_dtype(x.aval.dtype, f"an input of {node.op.name}")
+                check_dtype(x.aval.dtype, f"an input of {node.op.name}", complex_ok)
         outs = [self._var(v) for v in node.outputs]
         if node.op.name == "const":
             self._const(node, outs[0])

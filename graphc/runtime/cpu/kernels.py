@@ -22,6 +22,7 @@ nothing of it.
 from __future__ import annotations
 
 from graphc.runtime.scalar_templates import (  # noqa: F401  (re-exported for the emitters)
+    COMPLEX_DTYPES,
     SCALAR_OVERRIDES,
     SUPPORTED_DTYPES,
     Unsupported,
@@ -92,6 +93,24 @@ def parallel_safe(body) -> bool:
 
 # --------------------------------------------------------------------------- emitters
 EMITTERS: dict = {}
+
+# every dtype some kernel compiles; complex values only reach the elementwise templates
+# (``scalar_templates_complex``: op by op) and the emitters below, each tested on complex
+# operands (``tests/runtime/test_numba_complex.py``): they move values without arithmetic
+# or hand them to BLAS/LAPACK, which NumPy also calls
+COMPILED_DTYPES = SUPPORTED_DTYPES | COMPLEX_DTYPES
+COMPLEX_EMITTERS = frozenset((
+    "getitem", "setitem", "reshape", "transpose", "broadcast_to", "expand_dims", "squeeze",
+    "concatenate", "stack", "shape", "flip", "full", "full_like", "cond", "while_loop",
+    "switch_case", "matmul", "dot", "solve", "inv"))
+
+
+def complex_ok(node) -> bool:
+    """Whether ``node`` may compile with complex operands or results: a constant, an
+    elementwise op or group (its templates decide) or an emitter of
+    :data:`COMPLEX_EMITTERS`."""
+    return (node.op.elementwise or node.op.name in ("const", "fused_elementwise")
+            or node.op.name in COMPLEX_EMITTERS)
 
 
 def emitter(*names):

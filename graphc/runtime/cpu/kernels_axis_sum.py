@@ -34,7 +34,7 @@ def fusable_axis_sum(g, node, ins):
 
 def fused_axis_sum(g, node, red, ins) -> Val:
     """``red`` (see :func:`fusable_axis_sum`) of ``node``'s elements, in one loop nest."""
-    steps, results = fused_steps(node)
+    steps, results = fused_steps(node, complex_ok=True)
     at = [v.id for v in node.outputs].index(red.inputs[0].id)
     gi, elem, body = g.loop_body(ins, steps)
     shape = tuple(node.outputs[0].aval.shape)

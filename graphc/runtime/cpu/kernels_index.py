@@ -218,12 +218,19 @@ def _dynamic(key) -> bool:
         isinstance(p, tuple) for p in e[1:])) for e in key)
 
 
+def _is_int(src: str) -> bool:
+    return src.lstrip("-").isdigit()
+
+
 def _checked_int(g, src: str, n: str, axis: int) -> str:
+    if _is_int(src) and _is_int(n) and -int(n) <= int(src) < int(n):
+        return str(int(src) % int(n))  # known in bounds: no run-time check
     t = g.tmp("i")
+    # straight-line code and one test (Numba's compile time grows with the branches; a
+    # helper call would cost more in a hot loop than these lines)
     g.line(f"{t} = np.int64({src})")
-    g.line(f"if {t} < 0:")
-    g.line(f"    {t} += {n}")
-    g.line(f"if {t} < 0 or {t} >= {n}:")
+    g.line(f"{t} += {n} * ({t} < 0)")
+    g.line(f"if np.uint64({t}) >= np.uint64({n}):")
     g.line(f"    raise IndexError('index out of bounds for axis {axis}')")
     return t
 

@@ -16,8 +16,10 @@ agree within float32 rounding. In detail:
 * ``svdvals`` is ``svd(a, False)[1]``: LAPACK's gesdd with vectors, where NumPy asks for
   the values alone; they agree within a few ULP.
 
-Not compiled (the node runs on the interpreter): complex dtypes (as everywhere in this
-backend), ``eigh(UPLO='U')``, ``qr(mode='complete')`` of a matrix with more rows than
+``solve`` and ``inv`` also compile for complex matrices (zgesv/cgesv, as NumPy).
+
+Not compiled (the node runs on the interpreter): the other ops on complex dtypes,
+``eigh(UPLO='U')``, ``qr(mode='complete')`` of a matrix with more rows than
 columns, ``svd``/``svdvals`` with ``hermitian=True`` and ``eig`` (complex results).
 ``lstsq`` (2-D) is Numba's, which matches NumPy's gelsd, residuals included.
 """

@@ -14,8 +14,8 @@ The reference is SciPy's (OpenBLAS's trsm and getrf, which order their sums
 differently): results agree within a few ULP on well-conditioned matrices, and the pivot
 rows agree unless two candidates tie to rounding.
 
-Not compiled (the interpreter runs them): complex dtypes, as everywhere in this backend,
-and ``expm``/``sqrtm``/``logm`` (SciPy's Schur and Padé algorithms have no Numba
+Not compiled (the interpreter runs them): complex dtypes (docs/runtime.md, "Complex
+numbers") and ``expm``/``sqrtm``/``logm`` (SciPy's Schur and Padé algorithms have no Numba
 counterpart), which have no emitter.
 """
 

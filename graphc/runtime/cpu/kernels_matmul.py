@@ -6,6 +6,7 @@
   ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
   compiled once per signature on a machine, not in every program), which calls BLAS
   (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
+* complex operands of the result's dtype: ``H.dot`` (zgemm/cgemm, as NumPy);
 * other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
   slice of the result (``H.dot_into(a, b, out)`` for floats); an operand whose batch dims
@@ -45,17 +46,22 @@ def _matmul(g, node, ins, outs):
             raise Unsupported(f"dot of rank {ra} and {rb} operands (only 1-D/2-D compiled)")
         return _batched(g, node, a, b, outs[0])
     o = outs[0]
-    if out_t.kind == "f" and a.aval.dtype == b.aval.dtype == out_t:
+    if out_t.kind == "c" and not a.aval.dtype == b.aval.dtype == out_t:
+        # NumPy casts a real operand to the complex result dtype, then calls BLAS
+        a, b = (_cast_to(g, x, out_t) for x in (a, b))
+    if out_t.kind in "fc" and a.aval.dtype == b.aval.dtype == out_t:
         # np.dot inside Numba calls BLAS gemm/gemv/dot; an F-contiguous matrix (a
         # transpose) goes in as it is, BLAS's transposed flag in place of a copy
-        if ra == 1 and rb == 2 and not b.contig and not isinstance(b, FortranVal):
+        if (ra == 1 and rb == 2 and out_t.kind == "f" and not b.contig
+                and not isinstance(b, FortranVal)):
             # a strided matrix (a column slice): one pass over it beats a copy + BLAS
             g.line(f"{o} = H.vecmat({a.name}, {b.name})")
         else:
             g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
     if out_t == np.bool_ or out_t.kind not in "iuf":
-        raise Unsupported(f"{node.op.name} producing {out_t}")
+        raise Unsupported(f"{node.op.name} producing {out_t} from {a.aval.dtype} and "
+                          f"{b.aval.dtype}")
     T = np_type(out_t)
     a2 = f"{contiguous(g, a)}.astype({T})" if a.aval.dtype != out_t else contiguous(g, a)
     b2 = f"{contiguous(g, b)}.astype({T})" if b.aval.dtype != out_t else contiguous(g, b)
@@ -72,6 +78,14 @@ def _matmul(g, node, ins, outs):
         else:
             g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
     return [Val(o, aval)]
+
+
+def _cast_to(g, x, dtype) -> Val:
+    if x.aval.dtype == dtype:
+        return x
+    name = g.tmp("mc")
+    g.line(f"{name} = {x.name}.astype({np_type(dtype)})")
+    return Val(name, type(x.aval)(x.aval.shape, dtype))
 
 
 def _blas_operand(g, v) -> str:
@@ -114,7 +128,7 @@ def _batched(g, node, a, b, o):
     batch = tuple(shape[:-2])
     if None in batch:
         raise Unsupported("batched matmul with unknown batch dims")
-    if out_t == np.bool_ or out_t.kind not in "iuf":
+    if out_t == np.bool_ or out_t.kind not in "iufc":
         raise Unsupported(f"matmul producing {out_t}")
     (a3, a_b), (b3, b_b) = _operand(g, a, batch, out_t), _operand(g, b, batch, out_t)
     rows = a.dim(len(a.aval.shape) - 2)
@@ -125,7 +139,7 @@ def _batched(g, node, a, b, o):
     if a_b and not b_b:  # a 2-D right operand shared by all: one product of the rows
         k = a.dim(len(a.aval.shape) - 1)
         flat = f"{a3}.reshape(({math.prod(batch)} * {rows}, {k}))"
-        product = (f"H.dot({flat}, {b3})" if out_t.kind == "f" else
+        product = (f"H.dot({flat}, {b3})" if out_t.kind in "fc" else
                    f"H.int_matmul({flat}, {b3}, np.empty(({math.prod(batch)} * {rows}, "
                    f"{cols}), {np_type(out_t)}))")
         g.line(f"{o} = {product}.reshape({shape_expr(dims)})")
@@ -135,7 +149,7 @@ def _batched(g, node, a, b, o):
     g.line(f"for _b in range({o3}.shape[0]):")
     lhs = f"{a3}[_b]" if a_b else a3
     rhs = f"{b3}[_b]" if b_b else b3
-    if out_t.kind == "f":
+    if out_t.kind in "fc":
         g.line(f"    H.dot_into({lhs}, {rhs}, {o3}[_b])")
     else:
         g.line(f"    H.int_matmul({lhs}, {rhs}, {o3}[_b])")
@@ -150,7 +164,7 @@ def _outer(g, aval, a, b, batch, rows, cols, o) -> Val:
     o3 = g.tmp("mo")
     g.line(f"{o3} = np.empty(({math.prod(batch)}, {rows}, {cols}), "
            f"{np_type(aval.dtype)})")
-    zero = " + 0.0" if aval.dtype.kind == "f" else ""
+    zero = {"f": " + 0.0", "c": " + 0j"}.get(aval.dtype.kind, "")
     g.line(f"for _b in range({o3}.shape[0]):")
     g.line(f"    for _i in range({o3}.shape[1]):")
     g.line(f"        _av = {a3}[_b, _i, 0]" if a_b else f"        _av = {a3}[_i, 0]")

@@ -52,7 +52,7 @@ def fused_reduction(g, node, red, ins) -> Val:
     vectorizes) and note NaNs on the way; when there was one, a second pass finds the
     first NaN, which is NumPy's result. Ints fold the values themselves.
     """
-    steps, (res,) = fused_steps(node)
+    steps, (res,) = fused_steps(node, complex_ok=True)
     gi, elem, body = g.loop_body(ins, steps)
     aval = red.outputs[0].aval
     T, op, o = np_type(aval.dtype), red.op.name, g._var(red.outputs[0])

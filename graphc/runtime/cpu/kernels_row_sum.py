@@ -51,7 +51,7 @@ def fusable_row_sum(g, node, ins):
 def fused_row_sum(g, node, red, ins) -> Val:
     """``red`` (see :func:`fusable_row_sum`) of ``node``'s elements, row by row; the
     node's other results stored (their Vals set in ``g.vals``)."""
-    steps, results = fused_steps(node)
+    steps, results = fused_steps(node, complex_ok=True)
     at = [v.id for v in node.outputs].index(red.inputs[0].id)
     res = results[at]
     gi, elem, body = g.loop_body(ins, steps)

@@ -259,9 +259,10 @@ def basic_index(g, x: Val, key, what: str, newaxis: bool = True) -> list[str]:
     parts, axis = [], 0
     for tag, *rest in key:
         if tag == "int":
-            i = rest[0]
-            g.line(f"if not -{x.dim(axis)} <= {i} < {x.dim(axis)}:")
-            g.line(f"    raise IndexError('index {i} is out of bounds for axis {axis}')")
+            i, d = rest[0], x.aval.shape[axis]
+            if d is None or not -d <= i < d:  # a static dim in bounds needs no check
+                g.line(f"if not -{x.dim(axis)} <= {i} < {x.dim(axis)}:")
+                g.line(f"    raise IndexError('index {i} is out of bounds for axis {axis}')")
             parts.append(str(i))
             axis += 1
         elif tag == "slice":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
-from graphc.runtime.cpu import kernels
+from graphc.runtime.cpu import kernels, outline
 from graphc.runtime.cpu.kernels import Unsupported, Val, np_type
 from graphc.runtime.cpu.loop_shapes import LoopShapes
 from graphc.runtime.cpu.parallel import parallel_settings
@@ -44,7 +44,7 @@ class Loops(LoopShapes):
     # -- loop fusion
     def _fused(self, node, ins, outs) -> list[Val]:
         """A ``fused_elementwise`` node (the fusion pass): its subgraph as one loop."""
-        steps, results = fused_steps(node)
+        steps, results = fused_steps(node, complex_ok=True)
         return self.elementwise(ins, steps, results, outs)
 
     def _join(self, node) -> bool:
@@ -64,7 +64,7 @@ class Loops(LoopShapes):
             return False
         aval = node.outputs[0].aval
         shape = aval.shape
-        if not shape or None in shape or aval.dtype not in kernels.SUPPORTED_DTYPES:
+        if not shape or None in shape or aval.dtype not in kernels.COMPILED_DTYPES:
             return False
         grp = self.group
         dtypes = []
@@ -73,7 +73,7 @@ class Loops(LoopShapes):
                 dtypes.append(v.aval.dtype)
                 continue
             x = self.vals.get(v.id)
-            if x is None or x.aval.dtype not in kernels.SUPPORTED_DTYPES:
+            if x is None or x.aval.dtype not in kernels.COMPILED_DTYPES:
                 return False
             if not x.scalar and (x.aval.shape != shape or not x.contig):
                 return False
@@ -115,12 +115,23 @@ class Loops(LoopShapes):
                 outs.append(self._var(v))
         if not results:
             return  # nothing reads any of it (the pruning pass was off)
-        for s, val in zip(results, self.elementwise(grp.ins, grp.steps, results, outs)):
+        vals = self.elementwise(grp.ins, grp.steps, results, outs)
+        for s, val in zip(results, vals):
             self.vals[grp.values[s].id] = val
 
     # -- elementwise loops
     def elementwise(self, ins: list[Val], steps: list, results: list[int],
                     outs: list[str]) -> list[Val]:
+        """:meth:`elementwise_loop`, outlined as a function where the same loop text
+        repeats (``outline.lines_since``: Numba types and lowers it once)."""
+        if not steps[results[0]][3].shape:  # scalars: no loop, inline (outline._cheap)
+            return self.elementwise_loop(ins, steps, results, outs)
+        start, state = len(self.lines), outline.state_of(self)
+        vals = self.elementwise_loop(ins, steps, results, outs)
+        return outline.lines_since(self, start, state, ins, vals)
+
+    def elementwise_loop(self, ins: list[Val], steps: list, results: list[int],
+                         outs: list[str]) -> list[Val]:
         """One loop computing ``steps`` element by element.
 
         ``steps`` are ``(op, attrs, refs, aval)`` where each ref is ``("in", j)`` (the

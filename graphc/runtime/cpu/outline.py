@@ -44,10 +44,16 @@ def emit(gen, node, ins, outs, emitter):
     self-contained kernel, leave a placeholder for :func:`resolve` to fill with a call of
     the shared function or with the lines themselves."""
     start = len(gen.lines)
-    state = _state(gen)
+    state = state_of(gen)
     results = emitter(gen, node, ins, outs)
+    return lines_since(gen, start, state, ins, results)
+
+
+def lines_since(gen, start, state, ins, results):
+    """Outline the lines written since ``start`` (``state_of`` then was ``state``) that
+    compute ``results`` from ``ins``, as :func:`emit` does; returns ``results``."""
     block = gen.lines[start:]
-    if len(block) < MIN_STATEMENTS or _state(gen) != state:
+    if len(block) < MIN_STATEMENTS or state_of(gen) != state:
         return results
     found = _outline(gen, block, [x.name for x in ins if _is_value(x)],
                      [r.name for r in results])
@@ -82,7 +88,7 @@ def resolve(gen) -> list[str]:
     return defs, lines
 
 
-def _state(gen):
+def state_of(gen):
     return (len(gen.consts), len(gen.recycled), len(gen.variables), len(gen.written),
             tuple(sorted(gen.flags.items())))
 

@@ -121,7 +121,7 @@ def _elementwise(gen, node, ins) -> bool:
             return False
     try:
         if node.op.name == "fused_elementwise":
-            steps, results = fused_steps(node)
+            steps, results = fused_steps(node, complex_ok=True)
         else:
             steps = [(node.op, node.attrs, [("in", j) for j in range(len(ins))],
                       node.outputs[0].aval)]
