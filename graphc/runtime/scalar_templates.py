@@ -36,9 +36,9 @@ def check_dtype(dtype, what: str, complex_ok: bool = False) -> None:
     if dtype in SUPPORTED_DTYPES or (complex_ok and dtype in COMPLEX_DTYPES):
         return
     if dtype in COMPLEX_DTYPES:
-        raise Unsupported(f"{what} has dtype {dtype}; the Numba backend compiles complex "
-                          "numbers in arithmetic, indexing, shape ops, matmul and solve/inv "
-                          "only (docs/runtime.md)")
+        raise Unsupported(f"{what} has dtype {dtype}, which the Numba backend compiles "
+                          "only in arithmetic, indexing, shape ops, matmul and solve/inv "
+                          "(docs/runtime.md, complex numbers)")
     raise Unsupported(f"{what} has dtype {dtype}, which the Numba backend does not "
                       "compile yet (float16 runs on the interpreter)")
 

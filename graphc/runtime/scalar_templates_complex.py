@@ -96,9 +96,9 @@ def complex_expr(op, attrs, in_dtypes, out_dtype, args) -> str:
     template = COMPLEX_TEMPLATES.get(op.name)
     if template is None:
         dtypes = ", ".join(dict.fromkeys(np.dtype(d).name for d in (*in_dtypes, out_dtype)))
-        raise Unsupported(f"{op.name} on {dtypes}: the Numba backend compiles complex "
-                          "numbers in arithmetic, indexing, shape ops, matmul and solve/inv "
-                          "only (docs/runtime.md)")
+        raise Unsupported(f"{op.name} on {dtypes}, which the Numba backend compiles only "
+                          "in arithmetic, indexing, shape ops, matmul and solve/inv "
+                          "(docs/runtime.md, complex numbers)")
     out_dtype = np.dtype(out_dtype)
     loop, result = _dtypes(op, in_dtypes, out_dtype)
     casted = [convert(a, d, ld) for a, d, ld in zip(args, in_dtypes, loop)]

@@ -47,11 +47,13 @@ NOT_COMPILED = {
     "random_stateless": "no Numba kernel for op random_stateless",
     # tf.linalg's matrix functions (graphc/ops/linalg_tf.py): SciPy's Schur/Pade algorithms
     **{name: f"no Numba kernel for op {name}" for name in ("expm", "logm", "sqrtm")},
-    "eig": "eig's result has dtype complex128, which the Numba backend does not compile yet "
-           "(float16 and complex run on the interpreter)",
+    "eig": "eig's result has dtype complex128, which the Numba backend compiles only in "
+           "arithmetic, indexing, shape ops, matmul and solve/inv (docs/runtime.md, complex "
+           "numbers)",
     # numpy.fft (graphc/ops/fft.py): complex results, and Numba has no FFT
-    "fft": "fft's result has dtype complex128, which the Numba backend does not compile yet "
-           "(float16 and complex run on the interpreter)",
+    "fft": "fft's result has dtype complex128, which the Numba backend compiles only in "
+           "arithmetic, indexing, shape ops, matmul and solve/inv (docs/runtime.md, complex "
+           "numbers)",
     # tf.bitcast (graphc/ops/bitcast.py): its emitter would need a line in codegen.py
     "bitcast": "no Numba kernel for op bitcast",
 }
