@@ -41,6 +41,7 @@ from graphc.runtime.cpu import (
     compile_log,
     compile_queue,
     compile_worker,
+    heap,
     numba_start,
     segments,
 )
@@ -185,6 +186,7 @@ class Executor:
         self.compile_seconds = time.perf_counter() - started
         if logged is not None:
             compile_log.finished(self.graph, logged, self.origin, ok=True)
+        heap.keep_freed_memory()  # temporaries' pages reused across calls
         self._compiled = runner(dispatcher, self.program, self.graph)
         self._run = self._compiled
         if self._on_compiled is not None:
