@@ -341,6 +341,7 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     scatter_nd,
     sort_rows,
     take4,
+    take_1d,
     take_assign,
     vecmat,
 )

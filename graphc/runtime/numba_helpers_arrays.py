@@ -67,6 +67,22 @@ def pad_map(n, before, after, mode):
 # Every index is checked before it is used (Numba does not bounds-check): a bad one raises
 # IndexError, and the executor reruns the interpreter, whose error names the node.
 @_jit
+def take_1d(x, idx):
+    """``x[idx]`` for a vector ``x`` and a vector of integer indices (negative ones from
+    the end; IndexError outside [-n, n)), checked and read in one pass."""
+    n = x.shape[0]
+    out = np.empty(idx.shape[0], x.dtype)
+    for j in range(idx.shape[0]):
+        t = np.int64(idx[j])  # uint64 wraps, as NumPy's cast to intp does
+        if t < 0:
+            t += n
+        if t < 0 or t >= n:
+            raise IndexError("index out of bounds")
+        out[j] = x[t]
+    return out
+
+
+@_jit
 def index_norm(a, n):
     """The integer index array ``a`` (any shape and layout) as a flat int64 array in
     [0, n): negative indices count from the end, as NumPy's; IndexError outside [-n, n)."""

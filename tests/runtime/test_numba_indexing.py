@@ -236,10 +236,11 @@ def test_take_gather_scatter_argwhere():
 
 # --------------------------------------------------------------------------- errors
 ERROR_INPUTS = [((4, 5), F32), ((2,), I64), ((2,), I32), ((), I64), ((None,), B),
-                ((2, 1), I64), ((2, 5), F32), ((4, 2), I64), ((2,), I64), ((2,), I64)]
+                ((2, 1), I64), ((2, 5), F32), ((4, 2), I64), ((2,), I64), ((2,), I64),
+                ((3,), F64), ((3,), I32)]
 
 
-def _error_body(g, x, i, j, n, mask, si, su, ia, gi, ti):
+def _error_body(g, x, i, j, n, mask, si, su, ia, gi, ti, v, vi):
     return [("x[i]", g.getitem(x, i, key=(A(0),))),
             ("x[:,j]", g.getitem(x, j, key=(FULL, A(0)))),
             ("x[n]", g.getitem(x, n, key=(A(0),))),
@@ -247,19 +248,22 @@ def _error_body(g, x, i, j, n, mask, si, su, ia, gi, ti):
             ("scatter", g.tensor_scatter_nd_update(x, si, su)),
             ("along", g.take_along_axis(x, ia, axis=1)),
             ("gather", g.gather(x, gi, axis=0, batch_dims=0)),
-            ("take", g.take(x, ti, axis=1, mode="raise"))]
+            ("take", g.take(x, ti, axis=1, mode="raise")),
+            ("v[vi]", g.getitem(v, vi, key=(A(0),)))]  # H.take_1d
 
 
 def _good_errors():
     return [floats((4, 5)), np.array([-4, 3]), np.array([4, -5], I32), np.asarray(-4),
             np.ones(4, bool), np.array([[3], [0]]), floats((2, 5)), ints((4, 2), -5, 5),
-            np.array([3, 0]), np.array([-5, 4])]
+            np.array([3, 0]), np.array([-5, 4]), floats((3,), F64),
+            np.array([-3, 2, -1], I32)]
 
 
 BAD = [(1, np.array([0, 4])), (1, np.array([-5, 0])), (2, np.array([5, 0], I32)),
        (3, np.asarray(4)), (3, np.asarray(-5)), (4, np.ones(5, bool)),
        (5, np.array([[4], [0]])), (5, np.array([[-1], [0]])), (7, np.full((4, 2), 5)),
-       (8, np.array([-1, 0])), (8, np.array([4, 0])), (9, np.array([0, 5]))]
+       (8, np.array([-1, 0])), (8, np.array([4, 0])), (9, np.array([0, 5])),
+       (11, np.array([0, 3, 1], I32)), (11, np.array([-4, 0, 1], I32))]
 
 
 @pytest.fixture(scope="module")

@@ -273,6 +273,10 @@ def _getitem(g, node, ins, outs):
     if (only is not None and only.aval.dtype.kind == "b"
             and len(only.aval.shape) == len(x.aval.shape)):
         return [_whole_mask(g, x, only, aval, outs[0])]
+    if only is not None and only.aval.dtype.kind in "iu" and len(x.aval.shape) == 1 == len(
+            only.aval.shape):  # vector[indices]: one checked pass, no normalized copy
+        g.line(f"{outs[0]} = H.take_1d({x.name}, {only.name})")
+        return [Val(outs[0], aval)]
     key, advanced = _expand(key, [v.aval for v in node.inputs[1:]], len(x.aval.shape))
     xd = _dims(x)
     # parts: the view's index; groups: one per advanced key entry, (key position,
