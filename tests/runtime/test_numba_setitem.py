@@ -74,6 +74,11 @@ def tuple_index(x, i, j):
     return x
 
 
+def pair_index(x, i, j, v):
+    x[i, j] = v  # row i * x.shape[1] + j of x seen as (rows, inner); NPBench's mandelbrot
+    return x
+
+
 X = np.arange(-6.0, 6.0).reshape(3, 4)
 ADVANCED = [
     (masked_pow, (X,)),
@@ -84,6 +89,10 @@ ADVANCED = [
     (indexed, (X, np.array([2, -3, 2]), np.arange(12.0).reshape(3, 4))),
     (indexed, (np.zeros(4), np.array([1, 3]), np.float64(-2.0))),
     (tuple_index, (np.zeros((5, 2)), np.array([[0, 4], [-1, 2]]), np.array([[1.0], [2.0]]))),
+    (pair_index, (X, np.array([0, 2, -1, 2]), np.array([3, -4, 1, -4]), np.arange(4.0))),
+    (pair_index, (np.zeros((3, 4, 2), np.int32), np.array([[1], [2]]), np.array([[0], [3]]),
+                  np.array([7.9, -1.0]))),  # (2, 1) indices, rows of 2 values, cast to int
+    (pair_index, (X.T.copy(), np.array([1, 1]), np.array([2, 2], np.uint8), np.float64(5))),
 ]
 
 
@@ -105,6 +114,9 @@ def test_mask_and_index_array_writes_compile_and_match_numpy(program, args):
     (masked_rows, (X, np.array([True, False, True]), np.array([1.0, 2.0, 3.0])), ValueError),
     (masked_fill, (np.zeros(4), np.array([True, False])), IndexError),
     (indexed, (np.zeros(4), np.array([4]), np.float64(1.0)), IndexError),
+    (pair_index, (X, np.array([0, 3]), np.array([0, 0]), np.float64(1.0)), IndexError),
+    (pair_index, (X, np.array([0, 1]), np.array([-5, 0]), np.float64(1.0)), IndexError),
+    (pair_index, (X, np.array([0, 1]), np.array([0, 1, 2]), np.float64(1.0)), IndexError),
 ])
 def test_bad_mask_or_index_writes_raise_numpys_errors(program, args, error):
     with pytest.raises(error):

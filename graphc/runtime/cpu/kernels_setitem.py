@@ -6,8 +6,9 @@ loop's ``A[i, :i] = ...``): ``out = t.copy(); out[index] = v``, Numba broadcasti
 ``v`` over the region and converting it to ``t``'s dtype as NumPy does. Each index is
 checked against its dim as NumPy checks it.
 
-A key of one mask (``x[x > 0] = v``: a bool array over the leading dims of ``x``) or one
-integer index array (``x[idx] = v``, on the first axis) is a loop over the rows of ``x``
+A key of one mask (``x[x > 0] = v``: a bool array over the leading dims of ``x``), one
+integer index array (``x[idx] = v``, on the first axis) or several of one shape on the
+leading axes (``x[i, j] = v``: row ``i * d1 + j``) is a loop over the rows of ``x``
 seen as (rows, inner) (``H.mask_assign``, ``H.take_assign``), ``v`` broadcast to the
 indexed rows first as NumPy broadcasts it (a mismatch is NumPy's ``ValueError``). Other
 keys with index arrays, masks or ``None`` are not compiled yet: the node runs between
@@ -35,8 +36,9 @@ def _setitem(g, node, ins, outs):
     key = node.attrs["key"]
     if x.scalar:
         raise Unsupported("setitem on a 0-d value")
-    if _one_array_key(key, ins[2:]):
-        return [_advanced(g, node, x, v, ins[2 + key[0][1]], outs[0])]
+    arrays = _array_key(key, ins[2:])
+    if arrays:
+        return [_advanced(g, node, x, v, arrays, outs[0])]
     if len(ins) > 2:
         parts = _run_time_index(g, x, key, ins[2:])
     else:
@@ -104,18 +106,31 @@ def _run_time_index(g, x, key, idx) -> list[str]:
     return parts
 
 
-def _one_array_key(key, idx) -> bool:
-    return (len(key) == 1 and key[0][0] == "array" and not idx[key[0][1]].scalar
-            and idx[key[0][1]].aval.dtype.kind in "biu")
+def _array_key(key, idx) -> list:
+    """The index arrays of a key that is one mask, or integer index arrays of one shape
+    on the leading axes (``x[i, j] = v``); else an empty list."""
+    if not key or any(e[0] != "array" for e in key):
+        return []
+    arrays = [idx[e[1]] for e in key]
+    a = arrays[0]
+    if any(b.scalar or b.aval.dtype.kind not in "biu" for b in arrays):
+        return []
+    if len(arrays) > 1 and any(b.aval.dtype.kind == "b" or b.aval.shape != a.aval.shape
+                               for b in arrays):
+        return []  # masks among several, or index arrays that broadcast: not compiled
+    return arrays
 
 
-def _advanced(g, node, x, v, a, o) -> Val:
-    """``x[a] = v`` for one mask or integer index array ``a`` (module doc)."""
+def _advanced(g, node, x, v, arrays, o) -> Val:
+    """``x[a] = v`` for one mask or integer index array ``a``, or ``x[a0, a1, ...] = v``
+    for integer index arrays of one shape (module doc)."""
     aval = node.outputs[0].aval
     xd = _dims(x)
+    a = arrays[0]
     mask = a.aval.dtype.kind == "b"
-    r = len(a.aval.shape) if mask else 1
-    if r > len(xd) or len(v.aval.shape) > len(xd) - r + 1:
+    r = len(a.aval.shape) if mask else len(arrays)
+    if r > len(xd) or len(v.aval.shape) > len(xd) - r + (len(a.aval.shape) if not mask
+                                                          else 1):
         raise Unsupported("setitem with an index array or mask this deep, or a value of "
                           "higher rank than the indexed region (not compiled yet)")
     if node in g.ownership.in_place and x.contig:  # nobody sees the old contents
@@ -131,8 +146,13 @@ def _advanced(g, node, x, v, a, o) -> Val:
             _check_equal(g, da, dx, "IndexError",
                          "boolean index did not match the indexed tensor")
         g.line(f"{sel} = {contiguous(g, a)}.reshape(-1)")
-    else:
+    else:  # the row of each (a0[k], a1[k], ...) in the (rows, inner) view, C order
         g.line(f"{sel} = H.index_norm({a.name}, {xd[0]})")
+        for d, b in enumerate(arrays[1:], start=1):
+            for db, da in zip(_dims(b), _dims(a), strict=True):
+                _check_equal(g, db, da, "IndexError", "shape mismatch: indexing arrays "
+                             "could not be broadcast together")
+            g.line(f"{sel} = {sel} * {xd[d]} + H.index_norm({b.name}, {xd[d]})")
     vals = g.tmp("v")
     if v.scalar:
         g.line(f"{vals} = np.full((1, {inner}), {cast(v.name, aval.dtype)})")
