@@ -1,7 +1,8 @@
 """The shapes of the elementwise loops ``Loops`` emits: flat (every operand contiguous
 and of the loop's shape), rows x last dim (operands that broadcast along whole rows or
 columns, read through contiguous 1-D views so the inner loop vectorizes) and general
-N-d (``np.broadcast_to`` views), each with ``prange`` where it pays
+N-d (an operand of static shape indexed as it is, 0 along its broadcast dims; one with
+unknown dims through an ``np.broadcast_to`` view), each with ``prange`` where it pays
 (``parallel.parallel_settings``). Mixed into ``loops.Loops``.
 """
 
@@ -180,32 +181,47 @@ class LoopShapes:
 
     def _nd_loop(self, g, ins, elem, body, results, outs, shape, same) -> None:
         shp = f"_shp{g}"
-        src = {}
+        names = [f"_p{g}" if self._nd_parallel(shape, body) else "_i0"] + [
+            f"_i{d}" for d in range(1, len(shape))]
+        src, reads = {}, {}
         for j, x in enumerate(ins):
             if x.scalar:
                 continue
             if j in same:
                 src[j] = x.name
+            elif None not in x.aval.shape and None not in shape:
+                # static shapes: index the operand itself, 0 along its broadcast dims (a
+                # stride-0 broadcast_to view kept the loop from vectorizing)
+                lead = len(shape) - len(x.aval.shape)
+                reads[j] = ", ".join("0" if d == 1 and shape[lead + k] != 1
+                                     else names[lead + k]
+                                     for k, d in enumerate(x.aval.shape))
             else:
                 src[j] = f"_b{g}_{j}"
                 self.line(f"{src[j]} = np.broadcast_to({x.name}, {shp})")
-        # a big static-size loop runs its outermost dim with prange when that dim has work
-        # for every core (each iteration is a whole row, so no thread shares a line)
-        size = math.prod(shape) if None not in shape else 0
-        parallel = (parallel_settings.allowed() and size >= parallel_settings.min_size
-                    and len(shape) > 1 and shape[0] >= 16 and kernels.parallel_safe(body))
+        parallel = self._nd_parallel(shape, body)
         if parallel:
             self.flags["parallel"] = True
-        names = [f"_p{g}" if parallel else "_i0"] + [f"_i{d}" for d in range(1, len(shape))]
         idx = ", ".join(names)
         for d in range(len(shape)):
             loop = "numba.prange" if parallel and d == 0 else "range"
             self.line(f"for {names[d]} in {loop}({shp}[{d}]):")
             self.depth += 1
         for j, x in enumerate(ins):
-            self.line(f"{elem[j]} = {src[j]}[{idx}]" if j in src else f"{elem[j]} = {x.name}")
+            at = src.get(j)
+            self.line(f"{elem[j]} = {at}[{idx}]" if at is not None else
+                      f"{elem[j]} = {x.name}[{reads[j]}]" if j in reads else
+                      f"{elem[j]} = {x.name}")
         for ln in body:
             self.line(ln)
         for o, s in zip(outs, results):
             self.line(f"{o}[{idx}] = _s{g}_{s}")
         self.depth -= len(shape)
+
+    @staticmethod
+    def _nd_parallel(shape, body) -> bool:
+        """A big static-size loop runs its outermost dim with prange when that dim has
+        work for every core (each iteration is a whole row, so no thread shares a line)."""
+        size = math.prod(shape) if None not in shape else 0
+        return (parallel_settings.allowed() and size >= parallel_settings.min_size
+                and len(shape) > 1 and shape[0] >= 16 and kernels.parallel_safe(body))
