@@ -33,16 +33,16 @@ def _pack_impl(like, re, im):
     return lambda like, re, im: complex(re, im)
 
 
-def _recip(x):
-    """``1 / x`` in ``x``'s own float type (compiled code only)."""
+def _like(x, value):
+    """``value`` as a float of ``x``'s type (compiled code only)."""
     raise NotImplementedError
 
 
-@overload(_recip)
-def _recip_impl(x):
+@overload(_like)
+def _like_impl(x, value):
     if x == types.float32:
-        return lambda x: np.float32(1.0) / x
-    return lambda x: 1.0 / x
+        return lambda x, value: np.float32(value)
+    return lambda x, value: np.float64(value)
 
 
 @_jit
@@ -61,23 +61,11 @@ def cdiv(a, b):
         if abs_br == 0 and abs_bi == 0:
             return _pack(a, ar / abs_br, ai / abs_bi)
         rat = bi / br
-        scl = _recip(br + bi * rat)
+        scl = _like(br, 1.0) / (br + bi * rat)
         return _pack(a, (ar + ai * rat) * scl, (ai - ar * rat) * scl)
     rat = br / bi
-    scl = _recip(bi + br * rat)
+    scl = _like(br, 1.0) / (bi + br * rat)
     return _pack(a, (ar * rat + ai) * scl, (ai * rat - ar) * scl)
-
-
-def _like(x, value):
-    """``value`` as a float of ``x``'s type (compiled code only)."""
-    raise NotImplementedError
-
-
-@overload(_like)
-def _like_impl(x, value):
-    if x == types.float32:
-        return lambda x, value: np.float32(value)
-    return lambda x, value: np.float64(value)
 
 
 @_jit

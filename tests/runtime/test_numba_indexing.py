@@ -1,5 +1,5 @@
 """Compiled advanced indexing, take/gather/scatter and argwhere agree with the interpreter
-(graphc/runtime/cpu/kernels_index.py).
+(graphc/runtime/cpu/kernels_index.py, kernels_take.py).
 
 Each test is one graph holding many cases (a Numba compile costs ~1 s), run on two or
 three sets of inputs (the second with all-False masks, empty index arrays, zero-row

@@ -35,7 +35,7 @@ from graphc.runtime.cpu import (
     kernels,
     kernels_array,  # noqa: F401  (registers sort, pad, tile, ranges, std/var, ...)
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
-    kernels_index,  # noqa: F401  (registers advanced indexing, gather and scatter)
+    kernels_index,  # noqa: F401  (registers advanced indexing)
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_linalg_decomp,  # noqa: F401  (registers cholesky, inv, solve, det, qr, svd, ...)
     kernels_linalg_tf,  # noqa: F401  (registers triangular_solve, lu)
@@ -45,6 +45,7 @@ from graphc.runtime.cpu import (
     kernels_setitem,  # registers setitem: t[key] = v; stores loops into its region
     kernels_shape,  # noqa: F401  (registers shape and creation emitters)
     kernels_state,  # noqa: F401  (registers variable reads and writes)
+    kernels_take,  # noqa: F401  (registers take, gather, scatter, segment sums, argwhere)
     kernels_tensor_array,  # noqa: F401  (registers TensorArray zeros/write/read/stack)
     outline,
     tiny,
