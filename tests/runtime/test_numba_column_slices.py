@@ -1,9 +1,9 @@
-"""Elementwise loops over runs of columns of C-contiguous arrays (``x[:, a:b]``, a GRU's
-gates): each such view is read as its base's row at ``start + k``
-(``kernels.ColumnsVal``, ``loop_shapes._row_loop``), contiguous loads instead of strided
+"""Elementwise loops over windows of C-contiguous arrays (``x[:, a:b]``, a GRU's gates;
+``x[1:, :h]``): each such view is read as its base's row at ``start + k``
+(``kernels.WindowVal``, ``loop_shapes._row_loop``), contiguous loads instead of strided
 ones. The results equal the interpreter's and NumPy's bit for bit, for slices given with
-negative, open and out-of-range bounds, rank 3, broadcasting operands and float32; views
-that are not whole rows cut to columns (a step, a cut leading dim) keep the N-d loop."""
+negative, open and out-of-range bounds, rank 3, broadcasting operands and float32; a
+view with a step keeps the N-d loop."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def gates(xp, g, h, bias, t, f32):
     deep = xp.exp(t[:, :, 1:4]) + t[:, :, 3:6]               # rank 3
     small = f32[:, 2:5] * f32[:, 0:3]                        # float32
     stepped = g[:, ::2] + 1.0                                # a step: N-d loop
-    cut = g[1:, :H] - h[1:]                                  # a cut leading dim: N-d
+    cut = g[1:, :H] - h[1:]                                  # a cut leading dim
     return z, r, n, wide, deep, small, stepped, cut
 
 
@@ -50,7 +50,7 @@ def test_column_runs_are_read_from_their_base_rows_with_the_same_bits(monkeypatc
         assert f"[_k + {start}]" in src, start
     got = ex(arrays)
     # the same program through the views' strides (the N-d loop): the same bits
-    monkeypatch.setattr(kernels_shape, "_columns_start", lambda x, key: None)
+    monkeypatch.setattr(kernels_shape, "window_of", lambda *a: None)
     strided = numba_cpu.Executor(graph)
     assert "[_k + " not in strided.program.source
     for g, s in zip(got, strided(arrays), strict=True):

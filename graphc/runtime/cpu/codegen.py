@@ -226,6 +226,8 @@ class _Gen(Loops):
             self.uses[v.id] = self.uses.get(v.id, 0) + 1
         self.ownership = Ownership(g, self.owned)  # which writes go in place
         self.regions: set = set()  # loop results that are views into a written target
+        self.windows: dict = {}  # those of them that are windows (kernels.WindowVal)
+        self.reads_region: set = set()  # those of them whose loop reads them too
         self.stored: set = set()  # setitem nodes whose value a loop stored in place
         self.group = None  # the open fused loop (see loops.Loops)
         self.done = set()  # nodes already emitted with an earlier one (a fused reduction)

@@ -21,6 +21,8 @@ nothing of it.
 
 from __future__ import annotations
 
+import math
+
 from graphc.runtime.scalar_templates import (  # noqa: F401  (re-exported for the emitters)
     COMPLEX_DTYPES,
     SCALAR_OVERRIDES,
@@ -67,17 +69,45 @@ class FortranVal(Val):
     __slots__ = ()
 
 
-class ColumnsVal(Val):
-    """A view ``base[..., start:start + n]`` (step 1) of the C-contiguous array ``base``
-    of the same rank: not ``contig``, but each row is, so a rows x last-dim loop reads it
-    as ``base``'s row at ``start + k`` (contiguous loads that vectorize) rather than
-    through the view's run-time strides (``loop_shapes._row_loop``)."""
+class WindowVal(Val):
+    """A view ``base[a0:a0 + n0, ..., ak:ak + nk]`` (every dim a step-1 slice) of the
+    C-contiguous array ``base`` of static shape ``base_shape``: not ``contig``, but each
+    of its rows is a run of one of ``base``'s rows, so a rows x last-dim loop reads (or
+    writes) it as ``base``'s row ``window_row(...)`` at ``starts[-1] + k``: contiguous
+    accesses that vectorize, where the view's run-time strides do not
+    (``loop_shapes._row_loop``; stencils ``A[1:-1, 2:]``, a GRU's gates ``g[:, :H]``)."""
 
-    __slots__ = ("base", "start")
+    __slots__ = ("base", "starts", "base_shape")
 
-    def __init__(self, name, aval, base, start):
+    def __init__(self, name, aval, base, starts, base_shape):
         super().__init__(name, aval, contig=False)
-        self.base, self.start = base, start
+        self.base, self.starts, self.base_shape = base, tuple(starts), tuple(base_shape)
+
+    @property
+    def start(self) -> int:
+        return self.starts[-1]
+
+    def same_window(self, other) -> bool:
+        return isinstance(other, WindowVal) and (other.base, other.starts) == (
+            self.base, self.starts) and other.aval.shape == self.aval.shape
+
+    def row(self, r: str) -> str:
+        """Source for the row of ``base.reshape(-1, base_shape[-1])`` that holds the
+        window's (flattened) row ``r``."""
+        lead, starts, dims = self.aval.shape[:-1], self.starts[:-1], self.base_shape[:-1]
+        if all(s == 0 for s in starts[1:]) and lead[1:] == dims[1:]:
+            off = starts[0] * math.prod(dims[1:]) if starts else 0
+            return f"{r} + {off}" if off else r
+        terms, inner, stride = [], 1, 1
+        for d in range(len(lead) - 1, -1, -1):
+            i = f"{r} // {inner}" if inner != 1 else r
+            if d:
+                i = f"({i}) % {lead[d]}"
+            terms.append(f"({i} + {starts[d]}) * {stride}" if stride != 1
+                         else f"{i} + {starts[d]}")
+            inner *= lead[d]
+            stride *= dims[d]
+        return " + ".join(reversed(terms))
 
 
 # Helpers whose element can raise. Numba loses an exception raised inside a ``prange``

@@ -27,7 +27,7 @@ from graphc.runtime.cpu.kernels import (
     shape_expr,
 )
 from graphc.runtime.cpu.kernels_index import _check_equal, _checked_int, _dims, _slice
-from graphc.runtime.cpu.kernels_shape import basic_index
+from graphc.runtime.cpu.kernels_shape import basic_index, window_of
 
 
 @emitter("setitem")
@@ -76,6 +76,11 @@ def region(g, maker, node) -> None:
     name = g._var(maker.outputs[0])
     g.line(f"{name} = {x.name}[{', '.join(parts) if parts else '...'}]")
     g.regions.add(name)
+    if maker in g.ownership.reads_region:
+        g.reads_region.add(name)
+    window = window_of(x, node.attrs["key"], name, maker.outputs[0].aval)
+    if window is not None:  # the loop writes rows of x's buffer (loop_shapes._row_loop)
+        g.windows[name] = window
     g.stored.add(node)
 
 

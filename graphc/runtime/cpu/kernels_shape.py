@@ -11,10 +11,10 @@ import numpy as np
 
 from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import (
-    ColumnsVal,
     FortranVal,
     Unsupported,
     Val,
+    WindowVal,
     cast,
     emitter,
     literal,
@@ -310,22 +310,26 @@ def _getitem(g, node, ins, outs):
     g.line(f"{outs[0]} = {x.name}[{index}]")
     if keeps_c(x, parts):
         return [Val(outs[0], aval)]
-    start = _columns_start(x, key)
-    if start is not None:
-        return [ColumnsVal(outs[0], aval, x.name, start)]
-    return [Val(outs[0], aval, contig=False)]
+    window = window_of(x, key, outs[0], aval)
+    return [window or Val(outs[0], aval, contig=False)]
 
 
-def _columns_start(x: Val, key):
-    """The first column when ``x[key]`` keeps every dim of the C-contiguous ``x``, whole
-    but the last, sliced with step 1 (rows of ``x`` cut to one run of columns); else
-    None."""
+def window_of(x: Val, key, name, aval):
+    """``x[key]`` named ``name`` as a :class:`WindowVal` when every part of ``key`` is a
+    step-1 slice with literal bounds (missing trailing parts: whole dims) and ``x`` is a
+    C-contiguous array of static shape, or a window of one; else None."""
     shape = x.aval.shape
-    if not x.contig or len(shape) < 2 or len(key) != len(shape) or None in shape:
+    base = x if x.contig else x if isinstance(x, WindowVal) else None
+    if base is None or len(shape) < 2 or len(key) > len(shape) or None in shape:
         return None
-    if any(e != ("slice", None, None, None) for e in key[:-1]):
-        return None
-    tag, *bounds = key[-1]
-    if tag != "slice" or any(isinstance(b, tuple) for b in bounds) or bounds[2] not in (None, 1):
-        return None
-    return slice(*bounds).indices(shape[-1])[0]
+    starts = []
+    for d, e in enumerate(key + (("slice", None, None, None),) * (len(shape) - len(key))):
+        tag, *bounds = e
+        if tag != "slice" or any(isinstance(b, tuple) for b in bounds) \
+                or bounds[2] not in (None, 1):
+            return None
+        starts.append(slice(*bounds).indices(shape[d])[0])
+    if isinstance(x, WindowVal):
+        return WindowVal(name, aval, x.base, [a + b for a, b in zip(x.starts, starts)],
+                         x.base_shape)
+    return WindowVal(name, aval, x.name, starts, shape)

@@ -13,6 +13,13 @@ import math
 from graphc.runtime.cpu import kernels
 from graphc.runtime.cpu.parallel import parallel_settings
 
+# A window that cuts leading dims (``A[1:-1, 1:-1, 2:]``) is read by rows only when its
+# rows are at least this long: 512-bit vectors interleaved 4 times (vmath_base) take 32
+# elements a pass, and shorter rows ran slower than the strided N-d loop (heat-3d, rows
+# of 23 and 38 values: 0.89 vs 0.58 ms, 1.29 vs 1.16 ms; rows of 68: 5.8 vs 13.7 ms).
+# Whole rows cut to columns (a GRU's gates) cost no more per row than a full operand.
+ROW_MIN = 64
+
 
 class LoopShapes:
     """Loop emission by shape; needs ``line``, ``tmp``, ``depth``, ``flags`` and
@@ -23,8 +30,14 @@ class LoopShapes:
         shp = f"_shp{g}"
         static = None not in shape
         same = {j for j in arrays if static and ins[j].aval.shape == shape}
-        if set(outs) & self.regions:  # the result is a strided view: index it in N-d
-            self._nd_loop(g, ins, elem, body, results, outs, shape, same)
+        if set(outs) & self.regions:  # the result is a view of a buffer written in place
+            wins = [self.windows.get(o) for o in outs]
+            kinds = self._row_kinds(ins, arrays, shape) \
+                if all(wins) and shape[-1] >= ROW_MIN else None
+            if kinds is not None:  # rows of the buffer itself
+                self._row_loop(g, ins, elem, body, results, outs, shape, kinds, wins)
+            else:  # its strides: index it in N-d
+                self._nd_loop(g, ins, elem, body, results, outs, shape, same)
         elif all(ins[j].contig and j in same for j in arrays):
             self._flat_loop(g, ins, elem, body, results, outs, len(shape), size)
         elif all(ins[j].contig and len(ins[j].aval.shape) == len(shape) for j in arrays) \
@@ -48,8 +61,8 @@ class LoopShapes:
         """How each array operand of a static broadcasting loop reads in a rows x last-dim
         loop: ``full`` (the output's shape), ``row`` (only the last dim, e.g. a bias),
         ``col`` (the leading dims, last dim 1: one value per row), ``one`` (one element),
-        ``cols`` (the output's shape, a run of columns of a C-contiguous array:
-        ``kernels.ColumnsVal``); None when some operand is none of these (the general N-d
+        ``win`` (the output's shape, a window of a C-contiguous array:
+        ``kernels.WindowVal``); None when some operand is none of these (the general N-d
         loop then)."""
         if None in shape or len(shape) < 2 or 0 in shape:
             return None
@@ -57,8 +70,9 @@ class LoopShapes:
         for j in arrays:
             x = ins[j]
             xs = (1,) * (len(shape) - len(x.aval.shape)) + tuple(x.aval.shape)
-            if isinstance(x, kernels.ColumnsVal) and tuple(x.aval.shape) == shape:
-                kinds[j] = "cols"
+            if isinstance(x, kernels.WindowVal) and tuple(x.aval.shape) == shape \
+                    and (shape[-1] >= ROW_MIN or x.row("r") == "r"):
+                kinds[j] = "win"
                 continue
             if not x.contig:
                 return None
@@ -74,44 +88,59 @@ class LoopShapes:
                 return None
         return kinds
 
-    def _row_loop(self, g, ins, elem, body, results, outs, shape, kinds) -> None:
+    def _row_loop(self, g, ins, elem, body, results, outs, shape, kinds, wins=()) -> None:
         """Broadcasting as two loops, rows (all leading dims) x the last dim, every operand
         read through a contiguous 1-D view, so the inner loop vectorizes like a flat one
         (the N-d loop's strided ``broadcast_to`` reads do not: ``tanh(x + bias)`` on 2^22
-        float32 values took 2.4x NumPy's time that way)."""
+        float32 values took 2.4x NumPy's time that way). ``wins``: the outputs as windows
+        of the buffers a setitem writes in place (``kernels_setitem.region``); an operand
+        that is the same window as an output is read from the output's row (one pointer:
+        LLVM needs no run-time overlap check)."""
         rows = math.prod(shape[:-1])
         flat = {}
         for j, kind in kinds.items():
             flat[j] = f"_f{g}_{j}"
-            src = ins[j].base if kind == "cols" else ins[j].name
-            self.line(f"{flat[j]} = {src}.reshape({rows}, -1)" if kind in ("full", "cols")
-                      else f"{flat[j]} = {src}.reshape(-1)")
+            self.line(f"{flat[j]} = {self._rows_of(ins[j], rows, kind)}")
+        wins = list(wins) or [None] * len(outs)
         outs2 = [f"_fo{g}_{k}" for k in range(len(outs))]
-        for o, o2 in zip(outs, outs2):
-            self.line(f"{o2} = {o}.reshape({rows}, -1)")
+        for o, o2, w in zip(outs, outs2, wins):
+            rows_of = self._rows_of(w, rows, "win") if w else f"{o}.reshape({rows}, -1)"
+            self.line(f"{o2} = {rows_of}")
         parallel = parallel_settings.allowed() and rows * shape[-1] >= parallel_settings.min_size \
             and rows >= 16 and kernels.parallel_safe(body)
         if parallel:
             self.flags["parallel"] = True
         r = f"_p{g}" if parallel else "_r"
-        self.line(f"for {r} in {'numba.prange' if parallel else 'range'}({outs2[0]}.shape[0]):")
+        # trip counts read at run time (see ``Val.dim``)
+        n_rows = " * ".join(f"{outs[0]}.shape[{d}]" for d in range(len(shape) - 1))
+        self.line(f"for {r} in {'numba.prange' if parallel else 'range'}({n_rows}):")
         self.depth += 1
+        for k, (o2, w) in enumerate(zip(outs2, wins)):
+            self.line(f"_orow{g}_{k} = {o2}[{w.row(r) if w else r}]")
+        own = {}  # operand -> the output whose window it is
         for j, kind in kinds.items():  # per-row operands, hoisted out of the inner loop
-            if kind in ("full", "cols"):
+            x = ins[j]
+            same = [k for k, w in enumerate(wins) if w and w.same_window(x)]
+            if same:
+                own[j] = same[0]
+            elif kind == "full":
                 self.line(f"_row{g}_{j} = {flat[j]}[{r}]")
+            elif kind == "win":
+                self.line(f"_row{g}_{j} = {flat[j]}[{x.row(r)}]")
             elif kind == "col":
                 self.line(f"{elem[j]} = {flat[j]}[{r}]")
             elif kind == "one":
                 self.line(f"{elem[j]} = {flat[j]}[0]")
-        for k, o2 in enumerate(outs2):
-            self.line(f"_orow{g}_{k} = {o2}[{r}]")
-        self.line(f"for _k in range({outs2[0]}.shape[1]):")
+        self.line(f"for _k in range({outs[0]}.shape[{len(shape) - 1}]):")
         self.depth += 1
         for j, x in enumerate(ins):
             kind = kinds.get(j)
-            if kind == "full":
+            if j in own:
+                w = wins[own[j]]
+                self.line(f"{elem[j]} = _orow{g}_{own[j]}[_k + {w.start}]")
+            elif kind == "full":
                 self.line(f"{elem[j]} = _row{g}_{j}[_k]")
-            elif kind == "cols":
+            elif kind == "win":
                 self.line(f"{elem[j]} = _row{g}_{j}[_k + {x.start}]")
             elif kind == "row":
                 self.line(f"{elem[j]} = {flat[j]}[_k]")
@@ -119,9 +148,18 @@ class LoopShapes:
                 self.line(f"{elem[j]} = {x.name}")
         for ln in body:
             self.line(ln)
-        for k, s_ in enumerate(results):
-            self.line(f"_orow{g}_{k}[_k] = _s{g}_{s_}")
+        for k, (s_, w) in enumerate(zip(results, wins)):
+            self.line(f"_orow{g}_{k}[_k + {w.start}] = _s{g}_{s_}" if w
+                      else f"_orow{g}_{k}[_k] = _s{g}_{s_}")
         self.depth -= 2
+
+    @staticmethod
+    def _rows_of(x, rows, kind) -> str:
+        """Source for the 2-D (or, for a ``row``/``col``/``one`` operand, flat) view the
+        row loop indexes: a window's base seen as rows of its last dim."""
+        if kind == "win":
+            return f"{x.base}.reshape({math.prod(x.base_shape[:-1])}, -1)"
+        return f"{x.name}.reshape({rows}, -1)" if kind == "full" else f"{x.name}.reshape(-1)"
 
     def _broadcast_shape(self, ins, arrays, shape) -> str:
         """The broadcast output shape as source, checked at run time for unknown dims.

@@ -140,7 +140,9 @@ class Loops(LoopShapes):
         group (the fusion pass) is several.
         """
         g, elem, body = self.loop_body(ins, steps)
-        fast = self.loop_body(ins, steps, g)[2]
+        # fast variants rerun the exact loop when one was inexact: not over a region the
+        # first run has overwritten (ownership.Ownership.reads_region)
+        fast = None if set(outs) & self.reads_region else self.loop_body(ins, steps, g)[2]
         out_avals = [steps[s][3] for s in results]
         shape = out_avals[0].shape
         if not shape:  # every operand is a scalar: no loop at all

@@ -15,7 +15,8 @@ into ``A``'s buffer itself:
   after it: the old contents are unobservable;
 * the elementwise loop that computes the written value stores straight into the region
   (no temporary array) when that loop's result feeds only the write, has the region's
-  shape and dtype, reads nothing sharing the target's buffer, and no node between the
+  shape and dtype, reads nothing sharing the target's buffer but that region itself
+  (``x[1:] -= e``: each element is read before it is written), and no node between the
   loop and the write reads the target;
 * a ``while_loop``'s carried array owns its buffer in the body when each iteration's
   result for it is owned and shares no buffer with another carried value; the loop
@@ -71,6 +72,7 @@ class Ownership:
         self.graph = graph
         self.in_place: set = set()       # setitem nodes that write into their target
         self.into_region: dict = {}      # elementwise node -> the setitem it stores for
+        self.reads_region: set = set()   # those of them that read the region they write
         self.loops: dict = {}            # while_loop node -> (owned slots, slots copied
                                          # on entry); the body's inputs ``owned``
         self.branches: dict = {}         # cond/switch_case node -> owned operands (their
@@ -207,12 +209,28 @@ class Ownership:
         if not shape or tuple(value.aval.shape) != shape \
                 or value.aval.dtype != out_dtype(node):
             return
-        if self._pos.get(x.id, -1) >= f or self._operand_roots(maker) & target:
+        if self._pos.get(x.id, -1) >= f:
             return
+        key = node.attrs["key"]
+        reads = [v for v in maker.inputs if self.roots(v) & target]
+        if not all(self._is_region(v, x, key) for v in reads):
+            return  # it reads the buffer elsewhere than element for element
         for n in self.graph.nodes[f + 1:p]:
             if self._operand_roots(n) & target:
                 return
         self.into_region[maker] = node
+        if reads:
+            self.reads_region.add(maker)
+
+    def _is_region(self, v, x, key) -> bool:
+        """Whether ``v`` is ``x[key]`` itself (a static basic key): a loop storing into
+        that region reads each element before it writes it, as NumPy's ``x[key] op= e``."""
+        p = self._pos.get(v.id)
+        if p is None:
+            return False
+        n = self.graph.nodes[p]
+        return n.op.name == "getitem" and len(n.inputs) == 1 and n.inputs[0] is x \
+            and n.attrs["key"] == key
 
     def _while_loop(self, p, node) -> None:
         body = node.attrs["body"]
