@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import graphc as gc
 import graphc.numpy as gnp
+from graphc.runtime.cpu import numba_cpu
 from graphc.runtime.cpu.ownership import Ownership
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
@@ -63,6 +64,17 @@ def into_constant(x, steps):  # the loop starts from a program constant
     return C
 
 
+def boundaries(A, steps):  # the value is a view of the target: copied, then written
+    A = A * 2.0
+    for _ in range(steps):
+        A[1:-1] = A[1:-1] * 0.5 + 1.0
+        A[-1, :] = A[-2, :]
+        A[0, :] = A[1, :]
+        A[1:3, :] = A[0:2, :]  # overlapping rows: NumPy reads the right-hand side first
+        A[:, 1:] = A[:, :-1]
+    return A
+
+
 def in_branch(A, flag):
     B = A * 1.0
     if flag > 0:
@@ -79,6 +91,7 @@ CASES = [
     (ping_pong, lambda: (np.arange(6.0), np.zeros(6), np.array(5))),
     (keeps_old, lambda: (np.arange(4.0), np.array(3))),
     (into_constant, lambda: (np.array(2.0), np.array(20))),
+    (boundaries, lambda: (np.arange(20.0).reshape(5, 4), np.array(3))),
     (in_branch, lambda: (np.arange(3.0), np.array(1))),
     (in_branch, lambda: (np.arange(3.0), np.array(-1))),
 ]
@@ -132,8 +145,21 @@ def test_the_plan_writes_the_stencil_in_place_and_stores_loops_into_regions():
     assert len(body.in_place) == 2 and len(body.into_region) == 2
 
 
+def test_a_value_that_is_a_view_of_the_target_is_copied_not_the_whole_buffer():
+    f = gc.function(boundaries)
+    graph = f.get_concrete_function(np.zeros((5, 4)), np.array(2)).graph
+    (loop,) = [n for n in graph.nodes if n.op.name == "while_loop"]
+    body = Ownership(loop.attrs["body"], Ownership(graph).loops[loop][0])
+    writes = [n for n in loop.attrs["body"].nodes if n.op.name == "setitem"]
+    assert len(writes) == 5 and set(writes) == body.in_place
+    assert len(body.copy_value) == 4
+    src = numba_cpu.executor_for(f.get_concrete_function(
+        np.zeros((5, 4)), np.array(2)).optimized_graph).program.source
+    assert src.count(".copy()") == 4  # the four values (the loop takes A * 2.0 over)
+
+
 # Straight-line programs of writes and reads on fresh arrays, compiled vs NumPy.
-STEP = st.tuples(st.sampled_from(["set", "shift", "iadd", "read", "copy"]),
+STEP = st.tuples(st.sampled_from(["set", "shift", "move", "iadd", "read", "copy"]),
                  st.integers(0, 3), st.integers(-3, 3))
 
 
@@ -145,6 +171,8 @@ def straight_line(steps, x):
             y[a % 4:] = a
         elif kind == "shift":
             y[1:] = y[:-1] * 2.0 + a
+        elif kind == "move":  # the value is a view of the target (overlapping)
+            y[a % 4:] = y[:4 - a % 4]
         elif kind == "iadd":
             y += y[::-1]
         elif kind == "copy":
@@ -203,8 +231,8 @@ def test_tensor_array_appends_write_the_buffer_in_place():
 
 # Staged loops of writes, shifts, swaps and rebinds on two local arrays, compiled vs NumPy
 # (buffers change slots between iterations; some are read after being overwritten).
-LOOP_OPS = st.lists(st.tuples(st.sampled_from(["setAB", "setBA", "shiftA", "iaddB", "swap",
-                                               "newA", "readB"]), st.integers(0, 3)),
+LOOP_OPS = st.lists(st.tuples(st.sampled_from(["setAB", "setBA", "shiftA", "moveA", "iaddB",
+                                               "swap", "newA", "readB"]), st.integers(0, 3)),
                     min_size=1, max_size=5)
 
 
@@ -220,6 +248,8 @@ def looped(ops):
                     B[:4 - k] = A[k:] - 1.0
                 elif kind == "shiftA":
                     A[1:] = A[:-1] + 0.25
+                elif kind == "moveA":
+                    A[k:] = A[:4 - k]
                 elif kind == "iaddB":
                     B += A[::-1]
                 elif kind == "swap":

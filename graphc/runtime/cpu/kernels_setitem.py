@@ -53,6 +53,8 @@ def _setitem(g, node, ins, outs):
                           "yet)")
     elif v.aval.dtype != aval.dtype:
         value = f"{v.name}.astype({np_type(aval.dtype)})"
+    elif node in g.ownership.copy_value:  # a view of the buffer written in place
+        value = f"{v.name}.copy()"
     else:
         value = v.name
     if node in g.ownership.in_place:  # nobody sees the old contents (ownership.py)

@@ -14,11 +14,13 @@ from graphc.runtime.cpu import kernels
 from graphc.runtime.cpu.parallel import parallel_settings
 
 # A window that cuts leading dims (``A[1:-1, 1:-1, 2:]``) is read by rows only when its
-# rows are at least this long: 512-bit vectors interleaved 4 times (vmath_base) take 32
-# elements a pass, and shorter rows ran slower than the strided N-d loop (heat-3d, rows
-# of 23 and 38 values: 0.89 vs 0.58 ms, 1.29 vs 1.16 ms; rows of 68: 5.8 vs 13.7 ms).
-# Whole rows cut to columns (a GRU's gates) cost no more per row than a full operand.
-ROW_MIN = 64
+# rows hold at least this many values: 512-bit vectors interleaved 4 times (vmath_base)
+# take 32 values a pass, and rows of 23 ran slower than the strided N-d loop (heat-3d,
+# 0.89 vs 0.58 ms). Above it the evidence is mixed: NPBench's channel flow (rows of 59)
+# 90 -> 63 ms and hdiff (rows of 60) about 15% faster by rows, heat-3d with rows of 40-60
+# 0-15% slower, with rows of 68 2.4x faster (5.8 vs 13.7 ms). Whole rows cut to columns
+# (a GRU's gates) go by rows at any length: they cost no more per row than a full operand.
+ROW_MIN = 32
 
 
 class LoopShapes:

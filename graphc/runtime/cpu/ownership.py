@@ -9,10 +9,12 @@ into ``A``'s buffer itself:
   result (an elementwise loop, a copy) has its own root, an op the analysis does not
   know returns something that may alias every array operand (views, reshapes: always
   safe), constants and the program's arguments are buffers graphc does not own;
-* a ``setitem`` writes in place when every root of its target is owned by the program,
-  its value shares no root with the target (NumPy reads the right-hand side first), and
-  no value that shares a root with the target and exists before the write is read
-  after it: the old contents are unobservable;
+* a ``setitem`` writes in place when every root of its target is owned by the program
+  and no value that shares a root with the target and exists before the write is read
+  after it: the old contents are unobservable. NumPy reads the right-hand side first,
+  so a value that shares a root with the target (``p[-1, :] = p[-2, :]``) is copied
+  before the write: a copy of the region, not of the whole buffer
+  (``copy_value``); a ``tensor_array_write`` of such a value is not in place;
 * the elementwise loop that computes the written value stores straight into the region
   (no temporary array) when that loop's result feeds only the write, has the region's
   shape and dtype, reads nothing sharing the target's buffer but that region itself
@@ -71,6 +73,7 @@ class Ownership:
     def __init__(self, graph, owned=()):
         self.graph = graph
         self.in_place: set = set()       # setitem nodes that write into their target
+        self.copy_value: set = set()     # those of them whose value is a view of it
         self.into_region: dict = {}      # elementwise node -> the setitem it stores for
         self.reads_region: set = set()   # those of them that read the region they write
         self.loops: dict = {}            # while_loop node -> (owned slots, slots copied
@@ -170,22 +173,26 @@ class Ownership:
             return False
         return self._dead_after(p, roots)
 
-    def _write(self, p, node, t, value, grows) -> None:
+    def _write(self, p, node, t, value, grows, copies) -> None:
         """A write op: operand ``t`` the target, operand ``value`` the written value;
         ``grows``: the lowering may still allocate (a TensorArray out of room), so the
-        result is the target's buffer or a fresh one, owned either way."""
+        result is the target's buffer or a fresh one, owned either way; ``copies``: the
+        lowering copies a value that shares the target's buffer before writing it."""
         x = node.inputs[t]
         target = self.roots(x)
         out = node.outputs[0]
         for k, v in enumerate(node.outputs[1:], 1):
             if _is_array(v):
                 self._roots[v.id] = self._fresh(p, k)
-        if (self._owned(target) and not (self.roots(node.inputs[value]) & target)
+        shared = bool(self.roots(node.inputs[value]) & target)
+        if (self._owned(target) and (not shared or copies)
                 and self._dead_after(p, target)):
             self.in_place.add(node)
             self.written |= target
             self._roots[out.id] = target | self._fresh(p, 0) if grows else target
-            if node.op.name == "setitem":
+            if shared:  # x[-1] = x[-2]: the value is copied first (region-sized)
+                self.copy_value.add(node)
+            elif node.op.name == "setitem":
                 self._store_into_region(p, node, target)
         else:
             self._roots[out.id] = self._fresh(p, 0)
@@ -294,9 +301,10 @@ def allocates(op) -> bool:
 ALLOCATING_EMITTERS = frozenset({"full", "full_like", "eye", "concatenate", "stack",
                                  "tensor_array_zeros"})
 
-# ops that write into an operand: op -> (target operand, value operand, may allocate);
-# their emitters check ``in_place`` (kernels_setitem, kernels_tensor_array)
-WRITES = {"setitem": (0, 1, False), "tensor_array_write": (0, 3, True)}
+# ops that write into an operand: op -> (target operand, value operand, may allocate,
+# copies a value that is a view of the target first); their emitters check ``in_place``
+# and ``copy_value`` (kernels_setitem, kernels_tensor_array)
+WRITES = {"setitem": (0, 1, False, True), "tensor_array_write": (0, 3, True, False)}
 
 
 def out_dtype(node):
