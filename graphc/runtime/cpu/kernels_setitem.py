@@ -20,6 +20,7 @@ from __future__ import annotations
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
+    WindowVal,
     cast,
     contiguous,
     emitter,
@@ -78,11 +79,20 @@ def region(g, maker, node) -> None:
     name = g._var(maker.outputs[0])
     g.line(f"{name} = {x.name}[{', '.join(parts) if parts else '...'}]")
     g.regions.add(name)
-    if maker in g.ownership.reads_region:
-        g.reads_region.add(name)
     window = window_of(x, node.attrs["key"], name, maker.outputs[0].aval)
     if window is not None:  # the loop writes rows of x's buffer (loop_shapes._row_loop)
         g.windows[name] = window
+    reads = g.ownership.region_reads.get(maker, ())
+    if reads:
+        g.reads_region.add(name)
+    for v in maker.inputs:
+        if v.id in reads and window is not None:  # read through the rows it writes
+            g.vals[v.id] = WindowVal(g.vals[v.id].name, v.aval, window.base, window.starts,
+                                     window.base_shape)
+        elif v.id in g.ownership.snapshots.get(maker, ()):  # another view of the buffer:
+            copy = g.tmp("snap")                            # its values before the loop
+            g.line(f"{copy} = {g.vals[v.id].name}.copy()")
+            g.vals[v.id] = Val(copy, v.aval)
     g.stored.add(node)
 
 

@@ -99,11 +99,17 @@ class LoopShapes:
         that is the same window as an output is read from the output's row (one pointer:
         LLVM needs no run-time overlap check)."""
         rows = math.prod(shape[:-1])
+        wins = list(wins) or [None] * len(outs)
+        own = {}  # operand -> the output whose window it is
+        for j in kinds:
+            same = [k for k, w in enumerate(wins) if w and w.same_window(ins[j])]
+            if same:
+                own[j] = same[0]
         flat = {}
         for j, kind in kinds.items():
-            flat[j] = f"_f{g}_{j}"
-            self.line(f"{flat[j]} = {self._rows_of(ins[j], rows, kind)}")
-        wins = list(wins) or [None] * len(outs)
+            if j not in own:
+                flat[j] = f"_f{g}_{j}"
+                self.line(f"{flat[j]} = {self._rows_of(ins[j], rows, kind)}")
         outs2 = [f"_fo{g}_{k}" for k in range(len(outs))]
         for o, o2, w in zip(outs, outs2, wins):
             rows_of = self._rows_of(w, rows, "win") if w else f"{o}.reshape({rows}, -1)"
@@ -119,13 +125,11 @@ class LoopShapes:
         self.depth += 1
         for k, (o2, w) in enumerate(zip(outs2, wins)):
             self.line(f"_orow{g}_{k} = {o2}[{w.row(r) if w else r}]")
-        own = {}  # operand -> the output whose window it is
         for j, kind in kinds.items():  # per-row operands, hoisted out of the inner loop
             x = ins[j]
-            same = [k for k, w in enumerate(wins) if w and w.same_window(x)]
-            if same:
-                own[j] = same[0]
-            elif kind == "full":
+            if j in own:
+                continue
+            if kind == "full":
                 self.line(f"_row{g}_{j} = {flat[j]}[{r}]")
             elif kind == "win":
                 self.line(f"_row{g}_{j} = {flat[j]}[{x.row(r)}]")

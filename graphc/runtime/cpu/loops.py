@@ -141,7 +141,7 @@ class Loops(LoopShapes):
         """
         g, elem, body = self.loop_body(ins, steps)
         # fast variants rerun the exact loop when one was inexact: not over a region the
-        # first run has overwritten (ownership.Ownership.reads_region)
+        # first run has overwritten (ownership.Ownership.region_reads)
         fast = None if set(outs) & self.reads_region else self.loop_body(ins, steps, g)[2]
         out_avals = [steps[s][3] for s in results]
         shape = out_avals[0].shape

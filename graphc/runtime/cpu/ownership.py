@@ -18,8 +18,11 @@ into ``A``'s buffer itself:
 * the elementwise loop that computes the written value stores straight into the region
   (no temporary array) when that loop's result feeds only the write, has the region's
   shape and dtype, reads nothing sharing the target's buffer but that region itself
-  (``x[1:] -= e``: each element is read before it is written), and no node between the
-  loop and the write reads the target;
+  (``x[1:] -= e``: each element is read before it is written) and views at most half
+  its size, which the loop copies first (``snapshots``: Floyd-Warshall's
+  ``path[:] = minimum(path, add.outer(path[:, k], path[k, :]))`` copies a row and a
+  column, not the whole matrix), and no node between the loop and the write reads the
+  target;
 * a ``while_loop``'s carried array owns its buffer in the body when each iteration's
   result for it is owned and shares no buffer with another carried value; the loop
   copies the initial value once, on entry, unless the loop is that value's last reader
@@ -30,6 +33,8 @@ into ``A``'s buffer itself:
 """
 
 from __future__ import annotations
+
+import math
 
 from graphc.runtime.cpu.kernels import EMITTERS
 
@@ -75,7 +80,10 @@ class Ownership:
         self.in_place: set = set()       # setitem nodes that write into their target
         self.copy_value: set = set()     # those of them whose value is a view of it
         self.into_region: dict = {}      # elementwise node -> the setitem it stores for
-        self.reads_region: set = set()   # those of them that read the region they write
+        self.region_reads: dict = {}     # those of them that read the region they write
+                                         # -> ids of the operands that are the region
+        self.snapshots: dict = {}        # those of them -> ids of the operands they copy
+                                         # first (other views of the written buffer)
         self.loops: dict = {}            # while_loop node -> (owned slots, slots copied
                                          # on entry); the body's inputs ``owned``
         self.branches: dict = {}         # cond/switch_case node -> owned operands (their
@@ -220,14 +228,19 @@ class Ownership:
             return
         key = node.attrs["key"]
         reads = [v for v in maker.inputs if self.roots(v) & target]
-        if not all(self._is_region(v, x, key) for v in reads):
-            return  # it reads the buffer elsewhere than element for element
+        others = [v for v in reads if not self._is_region(v, x, key)]
+        # read elsewhere than element for element: copied first, if that is smaller
+        if any(None in v.aval.shape for v in others) \
+                or 2 * sum(math.prod(v.aval.shape) for v in others) > math.prod(shape):
+            return
         for n in self.graph.nodes[f + 1:p]:
             if self._operand_roots(n) & target:
                 return
         self.into_region[maker] = node
-        if reads:
-            self.reads_region.add(maker)
+        if others:
+            self.snapshots[maker] = frozenset(v.id for v in others)
+        if len(reads) > len(others):
+            self.region_reads[maker] = frozenset(v.id for v in reads if v not in others)
 
     def _is_region(self, v, x, key) -> bool:
         """Whether ``v`` is ``x[key]`` itself (a static basic key): a loop storing into
