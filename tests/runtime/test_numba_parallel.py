@@ -149,3 +149,42 @@ def test_serial_scope_is_per_thread():
         t.join()
         assert "prange" in other[0]
     assert "prange" in codegen.generate(graph).source
+
+
+def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
+    """A float product of >= PARALLEL_MATMUL_MIN multiply-adds: one BLAS call per block
+    of rows (kernels_matmul._row_blocks), the block count fixed by the machine, so every
+    call gives the same bits whatever the threads it runs on (threads.py)."""
+    import numba
+
+    import graphc as gc
+    from graphc.runtime.cpu import kernels_matmul, numba_cpu
+
+    monkeypatch.setattr(kernels_matmul, "PARALLEL_MATMUL_MIN", 1 << 15)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 3)  # 3 blocks: 67, 67, 66 rows
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((200, 24)), rng.standard_normal((24, 40))
+    bt = rng.standard_normal((40, 24))
+
+    def products(a, b, bt):
+        return a @ b, a @ bt.T, (a * 2.0) @ b + 1.0
+
+    f = gc.function(products)
+    got = f(a, b, bt)
+    ex = numba_cpu.executor_for(f.get_concrete_function(a, b, bt).optimized_graph)
+    src = ex.program.source
+    assert src.count("numba.prange(3)") == 3 and "H.dot_into(" in src
+    for g_, w in zip(got, products(a, b, bt), strict=True):
+        np.testing.assert_allclose(g_, w, rtol=1e-13, atol=1e-13)  # BLAS rounding
+    one = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)  # the blocks one after another: the same bits
+        serial = ex([a, b, bt])
+    finally:
+        numba.set_num_threads(one)
+    for g_, s in zip(got, serial, strict=True):
+        np.testing.assert_array_equal(g_, s)
+    small = gc.function(products)(a[:100], b, bt)  # fewer than 2 blocks of 64 rows
+    assert "prange(" not in numba_cpu.executor_for(gc.function(products).get_concrete_function(
+        a[:100], b, bt).optimized_graph).program.source
+    np.testing.assert_allclose(small[0], a[:100] @ b, rtol=1e-13)

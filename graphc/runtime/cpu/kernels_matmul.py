@@ -5,7 +5,8 @@
   for BLAS cost 2.5x more: NPBench's covariance); otherwise ``H.dot``, Numba's
   ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
   compiled once per signature on a machine, not in every program), which calls BLAS
-  (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own);
+  (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own); a big
+  matrix product is one ``gemm`` per block of rows under ``prange`` (``_row_blocks``);
 * complex operands of the result's dtype: ``H.dot`` (zgemm/cgemm, as NumPy);
 * other dtypes: ``H.int_matmul``, an exact loop in the result dtype (ints wrap, as NumPy);
 * batched ``matmul`` (an operand of rank 3 or more): one product per batch element into a
@@ -31,6 +32,7 @@ from graphc.runtime.cpu.kernels import (
     np_type,
     shape_expr,
 )
+from graphc.runtime.cpu.parallel import parallel_settings
 
 
 @emitter("matmul", "dot")
@@ -56,7 +58,7 @@ def _matmul(g, node, ins, outs):
                 and not isinstance(b, FortranVal)):
             # a strided matrix (a column slice): one pass over it beats a copy + BLAS
             g.line(f"{o} = H.vecmat({a.name}, {b.name})")
-        else:
+        elif not _row_blocks(g, a, b, aval, o):
             g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
     if out_t == np.bool_ or out_t.kind not in "iuf":
@@ -86,6 +88,44 @@ def _cast_to(g, x, dtype) -> Val:
     name = g.tmp("mc")
     g.line(f"{name} = {x.name}.astype({np_type(dtype)})")
     return Val(name, type(x.aval)(x.aval.shape, dtype))
+
+
+# A float matrix product of at least this many multiply-adds is split into blocks of rows
+# of the left operand, one BLAS call each, run under prange: 2mm's 800x900 @ 900x1100
+# 22 -> 11-16 ms on 2 cores (BLAS itself on one thread, as NumPy was measured). The
+# block count depends on the machine's core count only (numba.config.NUMBA_NUM_THREADS,
+# read when the source is generated), not on the threads a call runs on
+# (threads.py), so a program's results are the same call after call; they are within
+# BLAS rounding of one unsplit call (BLAS may take another path for fewer rows).
+PARALLEL_MATMUL_MIN = 1 << 22
+BLOCK_ROWS_MIN = 64
+
+
+def _row_blocks(g, a, b, aval, o) -> bool:
+    """``o = a @ b`` for 2-D float operands as row blocks under prange (see above); False
+    (nothing emitted) when the product is small, of unknown size or not 2-D x 2-D, or
+    parallel loops are off."""
+    import numba  # deferred: the emitters do not import Numba
+
+    if len(a.aval.shape) != 2 or len(b.aval.shape) != 2:
+        return False
+    (m, k), n = a.aval.shape, b.aval.shape[1]
+    if None in (m, k, n) or m * k * n < PARALLEL_MATMUL_MIN or not parallel_settings.allowed():
+        return False
+    blocks = min(numba.config.NUMBA_NUM_THREADS, m // BLOCK_ROWS_MIN)
+    if blocks < 2:
+        return False
+    g.flags["parallel"] = True
+    left, right = g.tmp("a"), g.tmp("b")
+    g.line(f"{left} = {contiguous(g, a)}")
+    g.line(f"{right} = {_blas_operand(g, b)}")
+    g.line(f"{o} = np.empty(({m}, {n}), {np_type(aval.dtype)})")
+    step = -(-m // blocks)
+    p = g.tmp("p")
+    g.line(f"for {p} in numba.prange({blocks}):")
+    g.line(f"    H.dot_into({left}[{p} * {step}:min({m}, ({p} + 1) * {step})], {right}, "
+           f"{o}[{p} * {step}:min({m}, ({p} + 1) * {step})])")
+    return True
 
 
 def _blas_operand(g, v) -> str:
