@@ -32,7 +32,7 @@ from graphc.runtime.cpu.kernels import (
     np_type,
     shape_expr,
 )
-from graphc.runtime.cpu.parallel import parallel_settings
+from graphc.runtime.cpu.parallel import machine_threads, parallel_settings
 
 
 @emitter("matmul", "dot")
@@ -93,7 +93,7 @@ def _cast_to(g, x, dtype) -> Val:
 # A float matrix product of at least this many multiply-adds is split into blocks of rows
 # of the left operand, one BLAS call each, run under prange: 2mm's 800x900 @ 900x1100
 # 22 -> 11-16 ms on 2 cores (BLAS itself on one thread, as NumPy was measured). The
-# block count depends on the machine's core count only (numba.config.NUMBA_NUM_THREADS,
+# block count depends on the machine's core count only (parallel.machine_threads(),
 # read when the source is generated), not on the threads a call runs on
 # (threads.py), so a program's results are the same call after call; they are within
 # BLAS rounding of one unsplit call (BLAS may take another path for fewer rows).
@@ -105,14 +105,12 @@ def _row_blocks(g, a, b, aval, o) -> bool:
     """``o = a @ b`` for 2-D float operands as row blocks under prange (see above); False
     (nothing emitted) when the product is small, of unknown size or not 2-D x 2-D, or
     parallel loops are off."""
-    import numba  # deferred: the emitters do not import Numba
-
     if len(a.aval.shape) != 2 or len(b.aval.shape) != 2:
         return False
     (m, k), n = a.aval.shape, b.aval.shape[1]
     if None in (m, k, n) or m * k * n < PARALLEL_MATMUL_MIN or not parallel_settings.allowed():
         return False
-    blocks = min(numba.config.NUMBA_NUM_THREADS, m // BLOCK_ROWS_MIN)
+    blocks = min(machine_threads(), m // BLOCK_ROWS_MIN)
     if blocks < 2:
         return False
     g.flags["parallel"] = True

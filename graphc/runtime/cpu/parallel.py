@@ -5,6 +5,8 @@ call, in ``threads.py``)."""
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
 
 from graphc import config
@@ -45,3 +47,20 @@ class ParallelSettings:
 
 
 parallel_settings = ParallelSettings()
+
+
+def machine_threads() -> int:
+    """Numba's thread pool size (``numba.config.NUMBA_NUM_THREADS``: the environment
+    variable, else the CPUs this process may run on), without importing Numba: a program
+    linked from its machine code generates its source but never loads Numba
+    (``native.py``)."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return numba.config.NUMBA_NUM_THREADS
+    env = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if env:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity on this platform
+        return max(1, os.cpu_count() or 1)
