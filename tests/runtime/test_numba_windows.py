@@ -154,7 +154,7 @@ def test_a_region_read_in_place_is_not_recomputed_after_a_fast_variant_fails(wid
 DIMS = st.tuples(st.integers(1, 3), st.integers(1, 3), st.sampled_from([3, 64, 66]))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(DIMS, st.data())
 def test_random_windows_agree_with_numpy(dims, data):
     base = tuple(n + 2 for n in dims)
