@@ -73,7 +73,7 @@ class WindowVal(Val):
     """A view ``base[a0:a0 + n0, ..., ak:ak + nk]`` (every dim a step-1 slice) of the
     C-contiguous array ``base`` of static shape ``base_shape``: not ``contig``, but each
     of its rows is a run of one of ``base``'s rows, so a rows x last-dim loop reads (or
-    writes) it as ``base``'s row ``window_row(...)`` at ``starts[-1] + k``: contiguous
+    writes) it as ``base``'s row :meth:`row` at ``starts[-1] + k``: contiguous
     accesses that vectorize, where the view's run-time strides do not
     (``loop_shapes._row_loop``; stencils ``A[1:-1, 2:]``, a GRU's gates ``g[:, :H]``)."""
 

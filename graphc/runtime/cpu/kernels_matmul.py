@@ -120,9 +120,9 @@ def _row_blocks(g, a, b, aval, o) -> bool:
     g.line(f"{o} = np.empty(({m}, {n}), {np_type(aval.dtype)})")
     step = -(-m // blocks)
     p = g.tmp("p")
+    rows = f"{p} * {step}:min({m}, ({p} + 1) * {step})"
     g.line(f"for {p} in numba.prange({blocks}):")
-    g.line(f"    H.dot_into({left}[{p} * {step}:min({m}, ({p} + 1) * {step})], {right}, "
-           f"{o}[{p} * {step}:min({m}, ({p} + 1) * {step})])")
+    g.line(f"    H.dot_into({left}[{rows}], {right}, {o}[{rows}])")
     return True
 
 
