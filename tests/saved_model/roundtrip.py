@@ -195,7 +195,11 @@ def record_scripts(root, scripts) -> dict:
         stem = os.path.splitext(os.path.basename(script))[0]
         sys.argv = [script]  # as if run by itself (some examples read arguments)
         with rec.record_calls(stem), contextlib.redirect_stdout(io.StringIO()):
-            runpy.run_path(script, run_name="__main__")
+            try:
+                runpy.run_path(script, run_name="__main__")
+            except SystemExit as e:  # a script may end itself (an optional import missing)
+                if e.code not in (0, None):
+                    raise
     return {"names": rec.names, "skipped": rec.skipped}
 
 
