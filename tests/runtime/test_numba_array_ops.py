@@ -301,3 +301,29 @@ def test_contractions():
         close(ex(normal), run_graph(graph, normal), labels)
     with pytest.raises(InvalidArgumentError):  # the unknown dim disagrees at run time
         ex(arrays[:5] + [data((4, 3), F32), *arrays[6:]])
+
+
+def test_einsum_products_without_a_result_transpose():
+    """An einsum whose output puts one operand's free labels around the other's
+    (``nchw,oc->nohw``, a convolution tap) is a loop of BLAS products written straight
+    into the result; too small a product, an int product or an unknown dim keeps one
+    product and a transpose. Both agree with the interpreter."""
+    def body(g, img, w, small, iw, ints, dyn):
+        all_ = ("slice", None, None, None)  # a strided view, copied first
+        window = g.getitem(img, key=(all_, all_, ("slice", 1, None, None),
+                                     ("slice", None, -1, None)))
+        return [("nchw,oc", g.einsum(window, w, subscripts="nchw,oc->nohw")),
+                ("oc,nchw", g.einsum(w, img, subscripts="oc,nchw->nohw")),
+                ("nhcw,oc", g.einsum(img, w, subscripts="nchw,oc->nhow")),
+                ("small", g.einsum(small, w, subscripts="nchw,oc->nohw")),
+                ("int", g.einsum(ints, iw, subscripts="nchw,oc->nohw")),
+                ("dyn", g.einsum(dyn, w, subscripts="nchw,oc->nohw"))]
+
+    in_avals = [((2, 3, 9, 9), F32), ((4, 3), F32), ((2, 3, 2, 2), F32), ((4, 3), I32),
+                ((2, 3, 9, 9), I32), ((None, 3, 9, 9), F32)]
+    graph, labels = build("einsum_products", in_avals, body)
+    arrays = [data(s if s[0] else (2,) + s[1:], t) for s, t in in_avals]
+    ex = check(graph, labels, arrays)
+    assert ex.program.source.count("H.dot_into(") == 3, ex.program.source
+    run_variants(ex, graph, labels, [[data((3, 2, 9, 9), F32).transpose(1, 0, 2, 3),
+                                      *arrays[1:5], data((1, 3, 9, 9), F32)]])

@@ -12,7 +12,8 @@ Agreement with the interpreter (docs/runtime.md):
   and NumPy's may round differently, so results agree within BLAS rounding (the matmul
   tolerance);
 * ``einsum``: a two-operand contraction without batch or single-operand sums
-  (``ij,jk->ik``, ``i,i``, ``ij,kj->ki``) is one matrix product as tensordot; any
+  (``ij,jk->ik``, ``i,i``, ``ij,kj->ki``) is one matrix product as tensordot, or a
+  loop of products written into the result (``nchw,oc->nohw``, ``_as_products``); any
   other spec is nested loops accumulating each output element in order, in the result
   dtype. NumPy's einsum uses its own SIMD partial sums (and FMA), so float sums of 2+
   terms agree within a few ULP of the terms' magnitude, not bit for bit. Pure
@@ -247,6 +248,8 @@ def _as_matmul(g, ins, terms, out, dim, out_t, o) -> bool:
     if any((c in ta) + (c in tb) + (c in out) != 2 for c in ta + tb):
         return False
     ks = [c for c in ta if c not in out]
+    if _as_products(g, ins, terms, out, dim, ks, out_t, o):
+        return True
     fa, fb = [c for c in ta if c in out], [c for c in tb if c in out]
     M, K, N = (_prod([dim[c] for c in cs]) for cs in (fa, ks, fb))
     a2 = _as_matrix(g, ins[0], [ta.index(c) for c in fa + ks], M, K, _mat_t(out_t))
@@ -260,6 +263,64 @@ def _as_matmul(g, ins, terms, out, dim, out_t, o) -> bool:
     if perm != list(range(len(out))):
         g.line(f"{o} = {permuted(o, perm)}.copy()")
     return True
+
+
+BATCHED_MIN = 256  # elements of each product's result for a loop of products
+
+
+def _as_products(g, ins, terms, out, dim, ks, out_t, o) -> bool:
+    """The product with no result transpose. ``out = X's free + Y's free`` (either
+    order): one product. ``out = pre + X's other free + Y's free`` (or Y's free first),
+    ``pre`` a run of X's free labels, floats: a loop over ``pre`` of products written
+    into the result (``nchw,oc->nohw``: ``out[n] = W @ P[n]``), when each product has at
+    least BATCHED_MIN elements (static). Emit and return True, else False."""
+    for x in (0, 1):
+        tx, ty = terms[x], terms[1 - x]
+        fy = [c for c in out if c in ty]
+        for cut in range(len(out)):
+            pre, rest = list(out[:cut]), list(out[cut:])
+            fx = [c for c in rest if c in tx]
+            if any(c not in tx for c in pre) or rest not in (fx + fy, fy + fx):
+                continue
+            if cut and (out_t.kind != "f"
+                        or (_static_size(ins, terms, rest) or 0) < BATCHED_MIN):
+                break  # one product and a transpose instead
+            x_first = rest == fx + fy
+            P, M, K, N = (_prod([dim[c] for c in cs]) for cs in (pre, fx, ks, fy))
+            T = _mat_t(out_t)
+            x_dims = (M, K) if x_first else (K, M)
+            x_order = pre + (fx + ks if x_first else ks + fx)
+            xm = _as_matrix(g, ins[x], [tx.index(c) for c in x_order],
+                            P if cut else x_dims[0], f"{M} * {K}" if cut else x_dims[1], T)
+            y_order, y_dims = (ks + fy, (K, N)) if x_first else (fy + ks, (N, K))
+            ym = _as_matrix(g, ins[1 - x], [ty.index(c) for c in y_order], *y_dims, T)
+            if cut:
+                xs = f"{xm}[_p].reshape({shape_expr(list(x_dims))})"
+                a, b = (xs, ym) if x_first else (ym, xs)
+                r = g.tmp("mm")
+                g.line(f"{r} = np.empty(({P}, {_prod([dim[c] for c in rest])}), "
+                       f"{np_type(out_t)})")
+                rows = M if x_first else N
+                g.line(f"for _p in range({P}):")
+                g.line(f"    H.dot_into({a}, {b}, {r}[_p].reshape(({rows}, -1)))")
+            else:
+                a, b = (xm, ym) if x_first else (ym, xm)
+                r = _matmul(g, a, b, *((M, N) if x_first else (N, M)), out_t)
+            g.line(f"{o} = {r}.reshape({shape_expr([dim[c] for c in out])})")
+            return True
+    return False
+
+
+def _static_size(ins, terms, labels):
+    """The product of ``labels``' dims where each is static in some operand, else None."""
+    n = 1
+    for c in labels:
+        known = [x.aval.shape[t.index(c)] for x, t in zip(ins, terms)
+                 if c in t and x.aval.shape[t.index(c)] is not None]
+        if not known:
+            return None
+        n *= known[0]
+    return n
 
 
 @emitter("einsum")
