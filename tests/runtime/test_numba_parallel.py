@@ -131,6 +131,31 @@ def test_adaptive_threads_follow_the_faster_choice(monkeypatch):
     assert later.count(1) <= 200 // threads.settings.probe_max + 1  # probes back off
 
 
+def test_a_slow_first_call_does_not_make_the_choice_serial(monkeypatch):
+    """The first call (thread pool start-up, first touches) is not timed: the choice
+    compares warm calls only, so one slow start does not run the next calls serially."""
+    import numba
+
+    from graphc.runtime.cpu import threads
+
+    numba.set_num_threads(2)
+    seen = []
+    clock = _FakeClock(seen)
+
+    def run(arrays):
+        seen.append(numba.get_num_threads())
+        if len(seen) == 1:
+            clock.now += 10_000  # the first call: slower than any serial call
+        return arrays
+
+    monkeypatch.setattr(threads, "perf_counter_ns", clock)
+    choice = threads._Choice(run, numba.get_num_threads, numba.set_num_threads)
+    for _ in range(10):
+        choice([1])
+    assert seen.count(1) == 1 and seen[2] == 1  # one probe, the third call
+    assert not choice.serial
+
+
 def test_serial_scope_is_per_thread():
     """``parallel_settings.serial()`` (the Dask backend's block programs) makes the
     programs this thread generates serial, never another thread's."""
@@ -188,3 +213,40 @@ def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
     assert "prange(" not in numba_cpu.executor_for(gc.function(products).get_concrete_function(
         a[:100], b, bt).optimized_graph).program.source
     np.testing.assert_allclose(small[0], a[:100] @ b, rtol=1e-13)
+
+
+
+def test_few_row_products_split_the_summed_index(monkeypatch):
+    """Too few rows for row blocks: blocks of the summed index (kernels_matmul._k_blocks),
+    each block's partial product added in block order, the same bits on any threads; a
+    transposed right operand (no row blocks of it without a copy) stays one BLAS call."""
+    import numba
+
+    import graphc as gc
+    from graphc.runtime.cpu import kernels_matmul, numba_cpu
+
+    monkeypatch.setattr(kernels_matmul, "PARALLEL_MATMUL_MIN", 1 << 12)
+    monkeypatch.setattr(kernels_matmul, "BLOCK_SUM_MIN", 100)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 3)  # 3 blocks: 234, 234, 232
+    rng = np.random.default_rng(6)
+    a, b, bt = (rng.standard_normal(s).astype(np.float32) for s in
+                ((8, 700), (700, 20), (20, 700)))
+
+    def products(a, b, bt):
+        return a @ b, a @ bt.T
+
+    f = gc.function(products)
+    got = f(a, b, bt)
+    ex = numba_cpu.executor_for(f.get_concrete_function(a, b, bt).optimized_graph)
+    src = ex.program.source
+    assert src.count("numba.prange(3)") == 1 and "H.dot(" in src, src
+    for g_, w in zip(got, products(a, b, bt), strict=True):
+        np.testing.assert_allclose(g_, w, rtol=2e-5, atol=2e-4)  # float32 BLAS rounding
+    one = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        serial = ex([a, b, bt])
+    finally:
+        numba.set_num_threads(one)
+    for g_, s in zip(got, serial, strict=True):
+        np.testing.assert_array_equal(g_, s)
