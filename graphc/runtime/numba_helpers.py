@@ -344,6 +344,7 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     take_1d,
     take_assign,
     vecmat,
+    vecmat_view,
 )
 from graphc.runtime.numba_helpers_blas import (  # noqa: E402, F401
     cholesky,

@@ -222,19 +222,43 @@ def vecmat(v, a):
     """``v @ a`` for a 1-D ``v`` and a 2-D ``a`` of any layout (``a[:, i:]`` of a C
     array), as rows of ``a`` scaled and added in order of k: out[j] = ((0 + v[0] a[0, j])
     + v[1] a[1, j]) + ... Four rows per pass over ``out`` (same order, so the same bits)."""
-    n, kk = a.shape[1], a.shape[0]
+    return _vecmat_rows(v, a, 0, 0, a.shape[0], a.shape[1])
+
+
+@_jit
+def vecmat_view(v, a, base):
+    """``vecmat(v, a)`` where ``a`` is a view of the C-contiguous 2-D ``base``: when ``a``
+    is a block of ``base`` (rows r0.., columns c0.. with base's row stride, found from
+    the pointers), its rows are read as slices of base's rows, typed contiguous, so the
+    loop vectorizes (NPBench covariance's ``data[:, i] @ data[:, i:M]``: 18.5 -> 8.8 ms);
+    the same sums in the same order either way."""
+    item, rs = base.itemsize, base.strides[0]
+    if a.shape[0] > 0 and a.shape[1] > 0 and a.strides[1] == item and a.strides[0] == rs:
+        off = np.int64(a.ctypes.data) - np.int64(base.ctypes.data)
+        r0 = off // rs if rs > 0 else 0
+        c0 = (off - r0 * rs) // item
+        if (off >= 0 and (off - r0 * rs) % item == 0 and r0 + a.shape[0] <= base.shape[0]
+                and c0 + a.shape[1] <= base.shape[1]):
+            return _vecmat_rows(v, base, r0, c0, a.shape[0], a.shape[1])
+    return _vecmat_rows(v, a, 0, 0, a.shape[0], a.shape[1])
+
+
+@_jit
+def _vecmat_rows(v, a, r0, c0, kk, n):
     out = np.zeros(n, a.dtype)
     k = 0
     while k + 4 <= kk:
         s0, s1, s2, s3 = v[k], v[k + 1], v[k + 2], v[k + 3]
-        r0, r1, r2, r3 = a[k], a[k + 1], a[k + 2], a[k + 3]
+        r = r0 + k
+        w0, w1, w2, w3 = (a[r, c0:c0 + n], a[r + 1, c0:c0 + n], a[r + 2, c0:c0 + n],
+                          a[r + 3, c0:c0 + n])
         for j in range(n):
-            out[j] = (((out[j] + s0 * r0[j]) + s1 * r1[j]) + s2 * r2[j]) + s3 * r3[j]
+            out[j] = (((out[j] + s0 * w0[j]) + s1 * w1[j]) + s2 * w2[j]) + s3 * w3[j]
         k += 4
     while k < kk:
-        s0, r0 = v[k], a[k]
+        s0, w0 = v[k], a[r0 + k, c0:c0 + n]
         for j in range(n):
-            out[j] += s0 * r0[j]
+            out[j] += s0 * w0[j]
         k += 1
     return out
 

@@ -69,6 +69,18 @@ class FortranVal(Val):
     __slots__ = ()
 
 
+class ViewVal(Val):
+    """A view (basic slicing with run-time bounds: ``x[:, i:]``) of the C-contiguous 2-D
+    array named ``base``: not ``contig``, but a helper given ``base`` too can read the
+    view's rows as slices of base's rows, typed contiguous (``H.vecmat_view``)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, name, aval, base):
+        super().__init__(name, aval, contig=False)
+        self.base = base
+
+
 class WindowVal(Val):
     """A view ``base[a0:a0 + n0, ..., ak:ak + nk]`` (every dim a step-1 slice) of the
     C-contiguous array ``base`` of static shape ``base_shape``: not ``contig``, but each

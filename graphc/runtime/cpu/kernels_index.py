@@ -21,6 +21,7 @@ from graphc.ops.index_keys import _expand
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
+    ViewVal,
     contiguous,
     emitter,
     np_type,
@@ -173,7 +174,10 @@ def _getitem(g, node, ins, outs):
         view = g.tmp("w") if advanced else outs[0]
         g.line(f"{view} = {x.name}[{', '.join(parts)},]")
     if not advanced:  # runtime ints and slice bounds only: a view
-        return [Val(view, aval, contig=(view == x.name and x.contig) or keeps_c(x, parts))]
+        contig = (view == x.name and x.contig) or keeps_c(x, parts)
+        if not contig and x.contig and len(x.aval.shape) == len(aval.shape) == 2:
+            return [ViewVal(view, aval, x.name)]  # x[:, i:] (H.vecmat_view reads its rows)
+        return [Val(view, aval, contig=contig)]
     return _gather_view(g, aval, outs[0], view, len(parts), groups)
 
 

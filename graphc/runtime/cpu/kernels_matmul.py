@@ -1,7 +1,8 @@
 """Numba emitters (as source) for ``matmul`` and ``dot``; registered into ``kernels.EMITTERS``.
 
 * float operands of the result's dtype: a vector times a matrix not known contiguous (a
-  column slice ``x[:, i:]``) is ``H.vecmat``, one pass over the matrix's rows (copying it
+  column slice ``x[:, i:]``) is ``H.vecmat`` (``H.vecmat_view`` given the slice's
+  C-contiguous base: rows read as its rows), one pass over the matrix's rows (copying it
   for BLAS cost 2.5x more: NPBench's covariance); otherwise ``H.dot``, Numba's
   ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
   compiled once per signature on a machine, not in every program), which calls BLAS
@@ -28,6 +29,8 @@ from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
     Val,
+    ViewVal,
+    WindowVal,
     contiguous,
     emitter,
     np_type,
@@ -58,7 +61,7 @@ def _matmul(g, node, ins, outs):
         if (ra == 1 and rb == 2 and out_t.kind == "f" and not b.contig
                 and not isinstance(b, FortranVal)):
             # a strided matrix (a column slice): one pass over it beats a copy + BLAS
-            g.line(f"{o} = H.vecmat({a.name}, {b.name})")
+            g.line(f"{o} = {_vecmat(a, b)}")
         elif not _row_blocks(g, a, b, aval, o):
             g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
@@ -81,6 +84,14 @@ def _matmul(g, node, ins, outs):
         else:
             g.line(f"{o} = {o}.reshape(({', '.join(_dims(aval, o))},))")
     return [Val(o, aval)]
+
+
+def _vecmat(a, b) -> str:
+    """``a @ b`` by rows of the strided ``b``, read through its C-contiguous 2-D base
+    when the code knows one (a view or a window of it)."""
+    if isinstance(b, ViewVal) or (isinstance(b, WindowVal) and len(b.base_shape) == 2):
+        return f"H.vecmat_view({a.name}, {b.name}, {b.base})"
+    return f"H.vecmat({a.name}, {b.name})"
 
 
 def _cast_to(g, x, dtype) -> Val:

@@ -14,6 +14,7 @@ from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
     Val,
+    ViewVal,
     WindowVal,
     cast,
     emitter,
@@ -311,6 +312,8 @@ def _getitem(g, node, ins, outs):
     if keeps_c(x, parts):
         return [Val(outs[0], aval)]
     window = window_of(x, key, outs[0], aval)
+    if window is None and x.contig and len(x.aval.shape) == len(aval.shape) == 2:
+        return [ViewVal(outs[0], aval, x.name)]
     return [window or Val(outs[0], aval, contig=False)]
 
 
