@@ -244,6 +244,30 @@ def vecmat_view(v, a, base):
 
 
 @_jit
+def dot_strided(a, b):
+    """``a @ b`` of 1-D float vectors of any strides (NumPy: BLAS ``dot`` with its
+    increments), without copying them: four partial sums over k mod 4, added pairwise,
+    then the tail in order; within BLAS rounding of NumPy's (BLAS adds in its own
+    order too)."""
+    n = a.shape[0]
+    if b.shape[0] != n:
+        raise ValueError("shapes not aligned")
+    s0 = s1 = s2 = s3 = a.dtype.type(0)
+    k = 0
+    while k + 4 <= n:
+        s0 += a[k] * b[k]
+        s1 += a[k + 1] * b[k + 1]
+        s2 += a[k + 2] * b[k + 2]
+        s3 += a[k + 3] * b[k + 3]
+        k += 4
+    acc = (s0 + s1) + (s2 + s3)
+    while k < n:
+        acc += a[k] * b[k]
+        k += 1
+    return acc
+
+
+@_jit
 def _vecmat_rows(v, a, r0, c0, kk, n):
     out = np.zeros(n, a.dtype)
     k = 0

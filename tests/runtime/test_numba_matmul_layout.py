@@ -97,3 +97,33 @@ def test_vector_times_column_slice_reads_the_slice_in_place(dtype):
     # each through its C-contiguous base (H.vecmat_view: rows of the base where the
     # view is a block of it, as data[::2] is not, so its rows go as they are)
     assert src.count("H.vecmat_view(") == 5 and ".copy()" not in src
+
+
+def column_dots(a, b, i, j):
+    return (gnp.dot(a[i + 1:, i], b[i + 1:, j]), a[:, 0] @ b[:, 1], gnp.dot(a[0], b[:, j]),
+            gnp.dot(a[i:i, 0], b[i:i, 0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot_of_strided_vectors_reads_them_in_place(dtype):
+    """trmm's ``np.dot(A[i + 1:, i], B[i + 1:, j])``: a loop over the two strided
+    vectors (H.dot_strided), not two copies for BLAS; small-integer values make every
+    order exact, normal values agree within BLAS rounding; inf * 0 is NaN as in NumPy;
+    the empty dot is 0."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (11, 11)).astype(dtype)
+    b = rng.integers(-4, 5, (11, 7)).astype(dtype)
+    fn = gc.function(column_dots)
+    at = lambda i, j: (gc.constant(np.int64(i)), gc.constant(np.int64(j)))  # noqa: E731
+    for i, j in ((0, 0), (3, 6), (9, 2), (10, 1)):  # one trace: slices with run-time bounds
+        for g, w in zip(fn(a, b, *at(i, j)), column_dots(a, b, i, j)):
+            np.testing.assert_array_equal(g.numpy(), w)
+            assert g.numpy().dtype == np.asarray(w).dtype
+    src = numba_cpu.executor_for(fn.get_concrete_function(
+        a, b, *at(0, 0)).optimized_graph).program.source
+    assert src.count("H.dot_strided(") == 4 and ".copy()" not in src
+    x, y = rng.normal(size=(11, 11)).astype(dtype), rng.normal(size=(11, 7)).astype(dtype)
+    x[5, 2], y[5, 4] = np.inf, 0.0
+    with np.errstate(invalid="ignore"):
+        for g, w in zip(fn(x, y, *at(2, 4)), column_dots(x, y, 2, 4)):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5 if dtype == np.float32 else 1e-12)
