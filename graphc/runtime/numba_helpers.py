@@ -333,7 +333,7 @@ def hugepages(a):
 from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     along3,
     argwhere,
-    dot_strided,
+    dot_1d,
     index_norm,
     mask_assign,
     mask_count,

@@ -107,7 +107,7 @@ def column_dots(a, b, i, j):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dot_of_strided_vectors_reads_them_in_place(dtype):
     """trmm's ``np.dot(A[i + 1:, i], B[i + 1:, j])``: a loop over the two strided
-    vectors (H.dot_strided), not two copies for BLAS; small-integer values make every
+    vectors (H.dot_1d), not two copies for BLAS; small-integer values make every
     order exact, normal values agree within BLAS rounding; inf * 0 is NaN as in NumPy;
     the empty dot is 0."""
     rng = np.random.default_rng(3)
@@ -121,7 +121,7 @@ def test_dot_of_strided_vectors_reads_them_in_place(dtype):
             assert g.numpy().dtype == np.asarray(w).dtype
     src = numba_cpu.executor_for(fn.get_concrete_function(
         a, b, *at(0, 0)).optimized_graph).program.source
-    assert src.count("H.dot_strided(") == 4 and ".copy()" not in src
+    assert src.count("H.dot_1d(") == 4 and ".copy()" not in src
     x, y = rng.normal(size=(11, 11)).astype(dtype), rng.normal(size=(11, 7)).astype(dtype)
     x[5, 2], y[5, 4] = np.inf, 0.0
     with np.errstate(invalid="ignore"):

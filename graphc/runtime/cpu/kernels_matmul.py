@@ -3,8 +3,8 @@
 * float operands of the result's dtype: a vector times a matrix not known contiguous (a
   column slice ``x[:, i:]``) is ``H.vecmat``, one pass over the matrix's rows (copying
   it for BLAS cost 2.5x more: NPBench's covariance), or ``H.vecmat_view`` given the
-  slice's C-contiguous base (its rows read as the base's rows); two vectors not both
-  contiguous are ``H.dot_strided``, a loop without copies; otherwise ``H.dot``, Numba's
+  slice's C-contiguous base (its rows read as the base's rows); two float vectors
+  are ``H.dot_1d``, a loop (no copies, no BLAS call); otherwise ``H.dot``, Numba's
   ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
   compiled once per signature on a machine, not in every program), which calls BLAS
   (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own); a big
@@ -63,9 +63,10 @@ def _matmul(g, node, ins, outs):
                 and not isinstance(b, FortranVal)):
             # a strided matrix (a column slice): one pass over it beats a copy + BLAS
             g.line(f"{o} = {_vecmat(a, b)}")
-        elif ra == rb == 1 and out_t.kind == "f" and not (a.contig and b.contig):
-            # strided vectors (columns A[i:, j]): a loop, not two copies for BLAS
-            g.line(f"{o} = H.dot_strided({a.name}, {b.name})")
+        elif ra == rb == 1 and out_t.kind == "f":
+            # a loop: no copies of strided vectors (columns A[i:, j]) for BLAS, and no
+            # BLAS call's overhead on short ones (cholesky's rows A[i, :j])
+            g.line(f"{o} = H.dot_1d({a.name}, {b.name})")
         elif not _row_blocks(g, a, b, aval, o):
             g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
