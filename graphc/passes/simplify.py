@@ -241,6 +241,20 @@ def _write_twice(n, rw):
         return n.inputs[0]
 
 
+def _outer_multiply(n, rw):
+    """NumPy's outer is ``multiply(a.ravel()[:, None], b.ravel()[None, :])``: the same
+    products as a broadcasting multiply, which fusion then puts into the loop reading it
+    (gemver's ``A + outer(u1, v1) + outer(u2, v2)``: one pass, no N x N temporaries)."""
+    a, b = n.inputs
+    if not all(_numeric(x) and _known(x) for x in (a, b)):
+        return None
+    col, row = ((int(np.prod(x.aval.shape, dtype=np.int64)),) for x in (a, b))
+    reshape = get("reshape")
+    ra = rw.add(make_node(reshape, (a,), {"shape": col + (1,), "order": "C"}, n.src))[0]
+    rb = rw.add(make_node(reshape, (b,), {"shape": (1,) + row, "order": "C"}, n.src))[0]
+    return rw.add(make_node(get("multiply"), (ra, rb), {}, n.src))[0]
+
+
 # --------------------------------------------------------------------------- the rules
 RULES = [
     Rule("setitem", "setitem(setitem(x, v, k), v, k) -> setitem(x, v, k)", _write_twice),
@@ -283,6 +297,8 @@ RULES = [
     Rule("cast", "cast(x, x.dtype) -> x", _cast_same),
     # int32 -> float64 -> int32 and f32 -> f64 -> f32 lose nothing; f64 -> f32 -> f64 does
     Rule("cast", "cast(cast(x, wider), x.dtype) -> x", _cast_roundtrip),
+    Rule("outer", "outer(a, b) -> mul(reshape(a, (-1, 1)), reshape(b, (1, -1)))",
+         _outer_multiply),
 ]
 
 

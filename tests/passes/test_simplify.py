@@ -120,6 +120,11 @@ CASES = {
         _write_twice(ROW0, ROW0), [X],
         "%1:f32[] = const 2.\n  %2:f32[2,3] = setitem %0 %1 key=(('slice', 0, 1, None),)\n"
         "  return %2"),
+    "outer(a, b) -> mul(reshape(a, (-1, 1)), reshape(b, (1, -1)))": (
+        lambda c, a, b: emit(c, "outer", a, b), [XI, Aval((4,), I32)],
+        "%2:i32[6,1] = reshape %0 order='C' shape=(6, 1)\n"
+        "  %3:i32[1,4] = reshape %1 order='C' shape=(1, 4)\n"
+        "  %4:i32[6,4] = multiply %2 %3\n  return %4"),
     "cast(cast(x, wider), x.dtype) -> x": (
         _chain("cast", "cast", i={"dtype": F64}, o={"dtype": I32}), [XI],
         "%1:f64[2,3] = cast %0 dtype=float64\n  return %0"),
@@ -184,6 +189,9 @@ NOT_EXACT = {
                                   Aval((3,), I64)),
     "cast(cast(f32, i32), f32)": (_chain("cast", "cast", i={"dtype": I32}, o={"dtype": F32}),
                                   X),
+    # outer of complex values (multiply's NaN rule), or of an unknown size
+    "outer(complex)": (lambda c, x: emit(c, "outer", x, x), Aval((3,), np.dtype(np.complex64))),
+    "outer(x[?])": (lambda c, x: emit(c, "outer", x, x), Aval((None,), F32)),
     # the same value written to two places, or two values to one place
     "x[0:1] = v; x[1:2] = v": (_write_twice(ROW0, (("slice", 1, 2, None),)), X),
     "x[0:1] = 2; x[0:1] = 3": (_write_twice(ROW0, ROW0, 3.0), X),
