@@ -241,6 +241,17 @@ def _write_twice(n, rw):
         return n.inputs[0]
 
 
+def _write_whole(n, rw):
+    """``x[:] = v`` (every part of the key a full slice) with ``v`` of x's shape and
+    dtype: the result is ``v`` itself, no copy of ``x`` to overwrite (doitgen's
+    ``A[:] = reshape(A @ C4)``)."""
+    x, v = n.inputs[:2]
+    full = ("slice", None, None, None)
+    if len(n.inputs) == 2 and _known(x) and v.aval == x.aval and all(
+            e == full for e in n.attrs["key"]):
+        return v
+
+
 def _outer_multiply(n, rw):
     """NumPy's outer is ``multiply(a.ravel()[:, None], b.ravel()[None, :])``: the same
     products as a broadcasting multiply, which fusion then puts into the loop reading it
@@ -258,6 +269,7 @@ def _outer_multiply(n, rw):
 # --------------------------------------------------------------------------- the rules
 RULES = [
     Rule("setitem", "setitem(setitem(x, v, k), v, k) -> setitem(x, v, k)", _write_twice),
+    Rule("setitem", "setitem(x, v, [:]) -> v  (v of x's shape and dtype)", _write_whole),
     # x * 1 == x exactly for ints, bools and floats (even -0.0, inf, NaN)
     Rule("multiply", "mul(x, 1) -> x", _drop_const(0, 1, lambda x, a: _one(a))),
     Rule("multiply", "mul(1, x) -> x", _drop_const(1, 0, lambda x, a: _one(a))),

@@ -125,6 +125,9 @@ CASES = {
         "%2:i32[6,1] = reshape %0 order='C' shape=(6, 1)\n"
         "  %3:i32[1,4] = reshape %1 order='C' shape=(1, 4)\n"
         "  %4:i32[6,4] = multiply %2 %3\n  return %4"),
+    "setitem(x, v, [:]) -> v  (v of x's shape and dtype)": (
+        lambda c, x, v: emit(c, "setitem", x, v, key=(("slice", None, None, None),)),
+        [X, X], "return %1"),
     "cast(cast(x, wider), x.dtype) -> x": (
         _chain("cast", "cast", i={"dtype": F64}, o={"dtype": I32}), [XI],
         "%1:f64[2,3] = cast %0 dtype=float64\n  return %0"),
@@ -192,6 +195,13 @@ NOT_EXACT = {
     # outer of complex values (multiply's NaN rule), or of an unknown size
     "outer(complex)": (lambda c, x: emit(c, "outer", x, x), Aval((3,), np.dtype(np.complex64))),
     "outer(x[?])": (lambda c, x: emit(c, "outer", x, x), Aval((None,), F32)),
+    # x[:] = v where v broadcasts, or is cast, or covers only part of x
+    "x[:] = row": (lambda c, x: emit(c, "setitem", x, const(c, [1.0, 2.0, 3.0], F32),
+                                     key=(("slice", None, None, None),)), X),
+    "x[:] = int": (lambda c, x: emit(c, "setitem", x, const(c, np.ones((2, 3)), I32),
+                                     key=(("slice", None, None, None),)), X),
+    "x[1:] = v": (lambda c, x: emit(c, "setitem", x, const(c, np.ones((1, 3)), F32),
+                                    key=(("slice", 1, None, None),)), X),
     # the same value written to two places, or two values to one place
     "x[0:1] = v; x[1:2] = v": (_write_twice(ROW0, (("slice", 1, 2, None),)), X),
     "x[0:1] = 2; x[0:1] = 3": (_write_twice(ROW0, ROW0, 3.0), X),

@@ -183,6 +183,7 @@ def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
     import numba
 
     import graphc as gc
+    import graphc.numpy as gnp
     from graphc.runtime.cpu import kernels_matmul, numba_cpu
 
     monkeypatch.setattr(kernels_matmul, "PARALLEL_MATMUL_MIN", 1 << 15)
@@ -191,15 +192,16 @@ def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
     a, b = rng.standard_normal((200, 24)), rng.standard_normal((24, 40))
     bt = rng.standard_normal((40, 24))
 
-    def products(a, b, bt):
-        return a @ b, a @ bt.T, (a * 2.0) @ b + 1.0
+    def products(a, b, bt):  # the last: batched rows times a shared matrix, as one product
+        return a @ b, a @ bt.T, (a * 2.0) @ b + 1.0, gnp.reshape(a, (2, -1, 24)) @ b
 
     f = gc.function(products)
     got = f(a, b, bt)
     ex = numba_cpu.executor_for(f.get_concrete_function(a, b, bt).optimized_graph)
     src = ex.program.source
-    assert src.count("numba.prange(3)") == 3 and "H.dot_into(" in src
-    for g_, w in zip(got, products(a, b, bt), strict=True):
+    assert src.count("numba.prange(3)") == 4 and "H.dot_into(" in src
+    want = products(a, b, bt)[:3] + (a.reshape(2, -1, 24) @ b,)
+    for g_, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g_, w, rtol=1e-13, atol=1e-13)  # BLAS rounding
     one = numba.get_num_threads()
     try:

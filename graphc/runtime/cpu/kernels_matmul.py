@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from graphc.ir.graph import Aval
 from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
@@ -223,6 +224,8 @@ def _batched(g, node, a, b, o):
     if a_b and not b_b:  # a 2-D right operand shared by all: one product of the rows
         k = a.dim(len(a.aval.shape) - 1)
         flat = f"{a3}.reshape(({math.prod(batch)} * {rows}, {k}))"
+        if out_t.kind in "fc" and _shared_in_blocks(g, a, b, flat, b3, batch, dims, out_t, o):
+            return [Val(o, aval)]
         product = (f"H.dot({flat}, {b3})" if out_t.kind in "fc" else
                    f"H.int_matmul({flat}, {b3}, np.empty(({math.prod(batch)} * {rows}, "
                    f"{cols}), {np_type(out_t)}))")
@@ -239,6 +242,23 @@ def _batched(g, node, a, b, o):
         g.line(f"    H.int_matmul({lhs}, {rhs}, {o3}[_b])")
     g.line(f"{o} = {o3}.reshape({shape_expr(dims)})")
     return [Val(o, aval)]
+
+
+def _shared_in_blocks(g, a, b, flat, b3, batch, dims, out_t, o) -> bool:
+    """The rows of every batch element times the shared 2-D ``b``, as one 2-D product
+    in row blocks under prange (``_row_blocks``; doitgen's (60, 60, 1, 128) @ (128, 128))
+    when its sizes are static; False otherwise (the rows' name may be bound)."""
+    (m, k), n, t = a.aval.shape[-2:], b.aval.shape[-1], out_t
+    if None in (m, k, n):
+        return False
+    left, mm = g.tmp("rows"), g.tmp("mm")
+    g.line(f"{left} = {flat}")
+    rows = math.prod(batch) * m
+    if not _row_blocks(g, Val(left, Aval((rows, k), t)), Val(b3, Aval((k, n), t)),
+                       Aval((rows, n), t), mm):
+        return False
+    g.line(f"{o} = {mm}.reshape({shape_expr(dims)})")
+    return True
 
 
 def _outer(g, aval, a, b, batch, rows, cols, o) -> Val:
