@@ -7,6 +7,8 @@
 * lazy compiles stay in the test process's compile thread (``settings.worker`` off),
   so no test starts a compile worker process it did not ask for
   (test_compile_worker.py turns it on).
+* ``compiled_only``: a compiled program that raises fails the test instead of being
+  answered by the interpreter.
 * ``run_program``: the cache tests' tiny program run in a fresh interpreter (Numba's
   disk cache only shows across processes) against a given cache directory.
 """
@@ -47,6 +49,20 @@ def eager_compile(session_cache_dir):
     mp.setattr(numba_cpu.settings, "mode", "eager")
     yield
     mp.undo()
+
+
+def _no_rerun(graph, arrays):
+    raise AssertionError("the compiled program raised; the call went to the interpreter")
+
+
+@pytest.fixture
+def compiled_only(monkeypatch):
+    """A compiled program that raises fails the test, where a call would otherwise be
+    answered by the interpreter (``runners``: any exception reruns the graph there), so
+    a wrong shape or index in generated code cannot hide behind a right answer."""
+    from graphc.runtime.cpu import runners
+
+    monkeypatch.setattr(runners, "run_graph", _no_rerun)
 
 
 PROGRAM = """

@@ -303,7 +303,7 @@ def test_contractions():
         ex(arrays[:5] + [data((4, 3), F32), *arrays[6:]])
 
 
-def test_einsum_products_without_a_result_transpose():
+def test_einsum_products_without_a_result_transpose(compiled_only):
     """An einsum whose output puts one operand's free labels around the other's
     (``nchw,oc->nohw``, a convolution tap) is a loop of BLAS products written straight
     into the result; too small a product, an int product or an unknown dim keeps one

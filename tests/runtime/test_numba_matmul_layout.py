@@ -77,7 +77,7 @@ def in_order_of_k(v, a):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_vector_times_column_slice_reads_the_slice_in_place(dtype):
+def test_vector_times_column_slice_reads_the_slice_in_place(dtype, compiled_only):
     rng = np.random.default_rng(1)
     data = rng.normal(size=(9, 7)).astype(dtype)
     data[0, 1], data[0, 2] = np.inf, 0.0  # inf * 0 is NaN either way
@@ -105,7 +105,7 @@ def column_dots(a, b, i, j):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dot_of_strided_vectors_reads_them_in_place(dtype):
+def test_dot_of_strided_vectors_reads_them_in_place(dtype, compiled_only):
     """trmm's ``np.dot(A[i + 1:, i], B[i + 1:, j])``: a loop over the two strided
     vectors (H.dot_1d), not two copies for BLAS; small-integer values make every
     order exact, normal values agree within BLAS rounding; inf * 0 is NaN as in NumPy;

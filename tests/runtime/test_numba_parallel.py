@@ -176,7 +176,7 @@ def test_serial_scope_is_per_thread():
     assert "prange" in codegen.generate(graph).source
 
 
-def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
+def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch, compiled_only):
     """A float product of >= PARALLEL_MATMUL_MIN multiply-adds: one BLAS call per block
     of rows (kernels_matmul._row_blocks), the block count fixed by the machine, so every
     call gives the same bits whatever the threads it runs on (threads.py)."""
@@ -218,7 +218,7 @@ def test_big_matrix_products_split_into_row_blocks_under_prange(monkeypatch):
 
 
 
-def test_few_row_products_split_the_summed_index(monkeypatch):
+def test_few_row_products_split_the_summed_index(monkeypatch, compiled_only):
     """Too few rows for row blocks: blocks of the summed index (kernels_matmul._k_blocks),
     each block's partial product added in block order, the same bits on any threads; a
     transposed right operand (no row blocks of it without a copy) stays one BLAS call."""
