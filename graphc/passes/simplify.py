@@ -244,11 +244,15 @@ def _write_twice(n, rw):
 def _write_whole(n, rw):
     """``x[:] = v`` (every part of the key a full slice) with ``v`` of x's shape and
     dtype: the result is ``v`` itself, no copy of ``x`` to overwrite (doitgen's
-    ``A[:] = reshape(A @ C4)``)."""
+    ``A[:] = reshape(A @ C4)``). Not when ``v`` is made elementwise (or is an input):
+    the compiled loop then writes into x's buffer in place, with no new one
+    (floyd-warshall's ``path[:] = minimum(path[:], ...)``, ``runtime/cpu/ownership.py``)."""
     x, v = n.inputs[:2]
     full = ("slice", None, None, None)
-    if len(n.inputs) == 2 and _known(x) and v.aval == x.aval and all(
-            e == full for e in n.attrs["key"]):
+    p = rw.producer(v)
+    if (len(n.inputs) == 2 and _known(x) and v.aval == x.aval and p is not None
+            and not p.op.elementwise and p.op.name != "fused_elementwise"
+            and all(e == full for e in n.attrs["key"])):
         return v
 
 
@@ -269,7 +273,8 @@ def _outer_multiply(n, rw):
 # --------------------------------------------------------------------------- the rules
 RULES = [
     Rule("setitem", "setitem(setitem(x, v, k), v, k) -> setitem(x, v, k)", _write_twice),
-    Rule("setitem", "setitem(x, v, [:]) -> v  (v of x's shape and dtype)", _write_whole),
+    Rule("setitem", "setitem(x, v, [:]) -> v  (v of x's shape and dtype, not elementwise)",
+         _write_whole),
     # x * 1 == x exactly for ints, bools and floats (even -0.0, inf, NaN)
     Rule("multiply", "mul(x, 1) -> x", _drop_const(0, 1, lambda x, a: _one(a))),
     Rule("multiply", "mul(1, x) -> x", _drop_const(1, 0, lambda x, a: _one(a))),

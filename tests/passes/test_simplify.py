@@ -125,9 +125,10 @@ CASES = {
         "%2:i32[6,1] = reshape %0 order='C' shape=(6, 1)\n"
         "  %3:i32[1,4] = reshape %1 order='C' shape=(1, 4)\n"
         "  %4:i32[6,4] = multiply %2 %3\n  return %4"),
-    "setitem(x, v, [:]) -> v  (v of x's shape and dtype)": (
-        lambda c, x, v: emit(c, "setitem", x, v, key=(("slice", None, None, None),)),
-        [X, X], "return %1"),
+    "setitem(x, v, [:]) -> v  (v of x's shape and dtype, not elementwise)": (
+        lambda c, x, v: emit(c, "setitem", x, emit(c, "transpose", v, axes=(1, 0)),
+                             key=(("slice", None, None, None),)),
+        [X, Aval((3, 2), F32)], "%2:f32[2,3] = transpose %1 axes=(1, 0)\n  return %2"),
     "cast(cast(x, wider), x.dtype) -> x": (
         _chain("cast", "cast", i={"dtype": F64}, o={"dtype": I32}), [XI],
         "%1:f64[2,3] = cast %0 dtype=float64\n  return %0"),
@@ -200,6 +201,9 @@ NOT_EXACT = {
                                      key=(("slice", None, None, None),)), X),
     "x[:] = int": (lambda c, x: emit(c, "setitem", x, const(c, np.ones((2, 3)), I32),
                                      key=(("slice", None, None, None),)), X),
+    # x[:] = an elementwise value: written into x's buffer in place by the compiled loop
+    "x[:] = x * 2": (lambda c, x: emit(c, "setitem", x, emit(c, "multiply", x, const(c, 2.0)),
+                                       key=(("slice", None, None, None),)), X),
     "x[1:] = v": (lambda c, x: emit(c, "setitem", x, const(c, np.ones((1, 3)), F32),
                                     key=(("slice", 1, None, None),)), X),
     # the same value written to two places, or two values to one place
