@@ -334,6 +334,7 @@ from graphc.runtime.numba_helpers_arrays import (  # noqa: E402, F401
     along3,
     argwhere,
     dot_1d,
+    dot_contiguous,
     index_norm,
     mask_assign,
     mask_count,

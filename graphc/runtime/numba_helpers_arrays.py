@@ -268,6 +268,25 @@ def dot_1d(a, b):
     return acc
 
 
+DOT_BLAS_MIN = 512
+
+
+@_jit
+def dot_contiguous(a, b):
+    """``dot_1d`` for vectors known contiguous: from DOT_BLAS_MIN values on, BLAS's
+    vectorized ``dot`` (trisolv's rows of up to 2000 values: 1.42 ms of dots in the
+    loop, 0.91 ms in BLAS). A helper of its own, so that ``dot_1d`` stays small for the
+    short and strided dots (a branch in it cost trmm and lu 20-30%)."""
+    if a.shape[0] >= DOT_BLAS_MIN and a.shape[0] == b.shape[0]:
+        return _blas_dot(a, b)
+    return dot_1d(a, b)
+
+
+@_jit
+def _blas_dot(a, b):  # its own function: the np.dot code stays out of the inlined caller
+    return np.dot(a, b)
+
+
 @_jit
 def _vecmat_rows(v, a, r0, c0, kk, n):
     out = np.zeros(n, a.dtype)

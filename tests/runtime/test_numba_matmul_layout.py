@@ -127,3 +127,15 @@ def test_dot_of_strided_vectors_reads_them_in_place(dtype, compiled_only):
     with np.errstate(invalid="ignore"):
         for g, w in zip(fn(x, y, *at(2, 4)), column_dots(x, y, 2, 4)):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 600])  # the loop, and BLAS from DOT_BLAS_MIN values on
+def test_dot_of_contiguous_vectors(n, compiled_only):
+    rng = np.random.default_rng(n)
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    fn = gc.function(lambda x, y: x @ y)
+    np.testing.assert_allclose(fn(x, y).numpy(), x @ y, rtol=1e-12)
+    small = rng.integers(-3, 4, n).astype(np.float64)  # every order exact
+    assert fn(small, small).numpy() == small @ small
+    src = numba_cpu.executor_for(fn.get_concrete_function(x, y).optimized_graph).program.source
+    assert "H.dot_contiguous(" in src

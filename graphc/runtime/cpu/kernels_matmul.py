@@ -4,7 +4,8 @@
   column slice ``x[:, i:]``) is ``H.vecmat``, one pass over the matrix's rows (copying
   it for BLAS cost 2.5x more: NPBench's covariance), or ``H.vecmat_view`` given the
   slice's C-contiguous base (its rows read as the base's rows); two float vectors
-  are ``H.dot_1d``, a loop (no copies, no BLAS call); otherwise ``H.dot``, Numba's
+  are ``H.dot_1d``, a loop (no copies, no BLAS call; ``H.dot_contiguous`` for two
+  contiguous ones: BLAS from 512 values on); otherwise ``H.dot``, Numba's
   ``np.dot`` behind a cached helper (``runtime/numba_helpers_blas.py``: typed and
   compiled once per signature on a machine, not in every program), which calls BLAS
   (gemm/gemv/dot through SciPy's BLAS: within BLAS rounding of NumPy's own); a big
@@ -67,7 +68,8 @@ def _matmul(g, node, ins, outs):
         elif ra == rb == 1 and out_t.kind == "f":
             # a loop: no copies of strided vectors (columns A[i:, j]) for BLAS, and no
             # BLAS call's overhead on short ones (cholesky's rows A[i, :j])
-            g.line(f"{o} = H.dot_1d({a.name}, {b.name})")
+            helper = "dot_contiguous" if a.contig and b.contig else "dot_1d"
+            g.line(f"{o} = H.{helper}({a.name}, {b.name})")
         elif not _row_blocks(g, a, b, aval, o):
             g.line(f"{o} = H.dot({_blas_operand(g, a)}, {_blas_operand(g, b)})")
         return [Val(o, aval)]
