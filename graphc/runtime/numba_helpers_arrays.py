@@ -8,6 +8,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from graphc.runtime.numba_helpers_blas import dot as blas_dot
+
 _jit = numba.njit(cache=True, error_model="numpy", nogil=True)
 
 # --- array/linalg helpers
@@ -277,14 +279,9 @@ def dot_contiguous(a, b):
     vectorized ``dot`` (trisolv's rows of up to 2000 values: 1.42 ms of dots in the
     loop, 0.91 ms in BLAS). A helper of its own, so that ``dot_1d`` stays small for the
     short and strided dots (a branch in it cost trmm and lu 20-30%)."""
-    if a.shape[0] >= DOT_BLAS_MIN and a.shape[0] == b.shape[0]:
-        return _blas_dot(a, b)
+    if a.shape[0] >= DOT_BLAS_MIN:  # BLAS through its own helper: this one stays small
+        return blas_dot(a, b)
     return dot_1d(a, b)
-
-
-@_jit
-def _blas_dot(a, b):  # its own function: the np.dot code stays out of the inlined caller
-    return np.dot(a, b)
 
 
 @_jit

@@ -139,3 +139,26 @@ def test_dot_of_contiguous_vectors(n, compiled_only):
     assert fn(small, small).numpy() == small @ small
     src = numba_cpu.executor_for(fn.get_concrete_function(x, y).optimized_graph).program.source
     assert "H.dot_contiguous(" in src
+
+
+@pytest.mark.parametrize("step", [1, 2])  # H.dot_contiguous, H.dot_1d
+def test_dot_of_vectors_of_different_lengths_raises_the_interpreters_error(step, monkeypatch):
+    """Lengths known only at run time: the compiled loop raises (it never reads past the
+    shorter vector) and the call is rerun on the interpreter, whose error names the op."""
+    from graphc.errors import InvalidArgumentError
+    from graphc.runtime.cpu import runners
+
+    spec = gc.TensorSpec([None], gc.float64)
+    view = (lambda x: x[1:]) if step == 1 else (lambda x: x[::2])  # noqa: E731
+    fn = gc.function(lambda x, y: view(x) @ y, input_signature=[spec, spec])
+    helper = "H.dot_contiguous(" if step == 1 else "H.dot_1d("
+    src = numba_cpu.executor_for(fn.get_concrete_function(spec, spec).optimized_graph)
+    assert helper in src.program.source
+    n = 4 if step == 1 else 3  # the view of 5 values
+    assert fn(np.ones(5), np.ones(n)).numpy() == n
+    reruns = []
+    rerun = runners.run_graph
+    monkeypatch.setattr(runners, "run_graph", lambda g, a: reruns.append(1) or rerun(g, a))
+    with pytest.raises(InvalidArgumentError, match="matmul"):
+        fn(np.ones(5), np.ones(6))
+    assert reruns  # the compiled program raised first

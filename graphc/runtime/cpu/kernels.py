@@ -81,6 +81,14 @@ class ViewVal(Val):
         self.base = base
 
 
+def strided_view(x: Val, name: str, aval) -> Val:
+    """``name``, a view of ``x`` not known C-contiguous: a :class:`ViewVal` when ``x`` is
+    a C-contiguous 2-D array and the view 2-D too, else a plain non-contiguous Val."""
+    if x.contig and len(x.aval.shape) == len(aval.shape) == 2:
+        return ViewVal(name, aval, x.name)
+    return Val(name, aval, contig=False)
+
+
 class WindowVal(Val):
     """A view ``base[a0:a0 + n0, ..., ak:ak + nk]`` (every dim a step-1 slice) of the
     C-contiguous array ``base`` of static shape ``base_shape``: not ``contig``, but each

@@ -21,13 +21,13 @@ from graphc.ops.index_keys import _expand
 from graphc.runtime.cpu.kernels import (
     Unsupported,
     Val,
-    ViewVal,
     contiguous,
     emitter,
     np_type,
     out_dims,
     permuted,
     shape_expr,
+    strided_view,
 )
 from graphc.runtime.cpu.kernels_shape import _getitem as _basic_getitem  # static basic keys
 from graphc.runtime.cpu.kernels_shape import keeps_c
@@ -174,10 +174,9 @@ def _getitem(g, node, ins, outs):
         view = g.tmp("w") if advanced else outs[0]
         g.line(f"{view} = {x.name}[{', '.join(parts)},]")
     if not advanced:  # runtime ints and slice bounds only: a view
-        contig = (view == x.name and x.contig) or keeps_c(x, parts)
-        if not contig and x.contig and len(x.aval.shape) == len(aval.shape) == 2:
-            return [ViewVal(view, aval, x.name)]  # x[:, i:] (H.vecmat_view reads its rows)
-        return [Val(view, aval, contig=contig)]
+        if (view == x.name and x.contig) or keeps_c(x, parts):
+            return [Val(view, aval)]
+        return [strided_view(x, view, aval)]  # x[:, i:]: H.vecmat_view reads its rows
     return _gather_view(g, aval, outs[0], view, len(parts), groups)
 
 

@@ -249,14 +249,13 @@ def _batched(g, node, a, b, o):
 def _shared_in_blocks(g, a, b, flat, b3, batch, dims, out_t, o) -> bool:
     """The rows of every batch element times the shared 2-D ``b``, as one 2-D product
     in row blocks under prange (``_row_blocks``; doitgen's (60, 60, 1, 128) @ (128, 128))
-    when its sizes are static; False otherwise (the rows' name may be bound)."""
+    when its sizes are static; False (nothing emitted) otherwise. ``flat`` (an
+    expression: a C-contiguous reshape) stands in as the left operand's name."""
     (m, k), n, t = a.aval.shape[-2:], b.aval.shape[-1], out_t
     if None in (m, k, n):
         return False
-    left, mm = g.tmp("rows"), g.tmp("mm")
-    g.line(f"{left} = {flat}")
-    rows = math.prod(batch) * m
-    if not _row_blocks(g, Val(left, Aval((rows, k), t)), Val(b3, Aval((k, n), t)),
+    mm, rows = g.tmp("mm"), math.prod(batch) * m
+    if not _row_blocks(g, Val(flat, Aval((rows, k), t)), Val(b3, Aval((k, n), t)),
                        Aval((rows, n), t), mm):
         return False
     g.line(f"{o} = {mm}.reshape({shape_expr(dims)})")

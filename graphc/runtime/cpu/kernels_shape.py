@@ -14,7 +14,6 @@ from graphc.runtime.cpu.kernels import (
     FortranVal,
     Unsupported,
     Val,
-    ViewVal,
     WindowVal,
     cast,
     emitter,
@@ -23,6 +22,7 @@ from graphc.runtime.cpu.kernels import (
     permuted,
     reshape_to,
     shape_expr,
+    strided_view,
     to_array,
 )
 
@@ -311,10 +311,7 @@ def _getitem(g, node, ins, outs):
     g.line(f"{outs[0]} = {x.name}[{index}]")
     if keeps_c(x, parts):
         return [Val(outs[0], aval)]
-    window = window_of(x, key, outs[0], aval)
-    if window is None and x.contig and len(x.aval.shape) == len(aval.shape) == 2:
-        return [ViewVal(outs[0], aval, x.name)]
-    return [window or Val(outs[0], aval, contig=False)]
+    return [window_of(x, key, outs[0], aval) or strided_view(x, outs[0], aval)]
 
 
 def window_of(x: Val, key, name, aval):
