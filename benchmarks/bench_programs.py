@@ -1,4 +1,5 @@
-"""Table "programs": 14 real programs, compile latency and steady speed, graphc vs jax.jit.
+"""Table "programs": 14 real programs, compile latency and steady speed, graphc vs jax.jit
+and ``numba.njit``.
 
 Each (program, library) runs in its own fresh Python process
 (``python -m benchmarks.bench_programs --child LIB NAME OUT``):
@@ -9,11 +10,13 @@ Each (program, library) runs in its own fresh Python process
 * ``steady``: the median of later calls (each waits for its result).
 * ``compile`` = ``first - steady``, the issue's definition of compile latency.
 
-The parent checks that both libraries computed the same numbers (``programs.check``) and
+The parent checks that the libraries computed the same numbers (``programs.check``) and
 prints per program the two compile latencies, their ratio, the steady times and their
 ratio; the notes give the medians, worst and geomean ratios against the targets (compile
 median <= 1.0x, worst <= 3x; steady <= 1.0x on every program, geomean <= 0.7x). Without
-JAX only graphc's columns are filled.
+JAX only graphc's columns are filled. The last columns time each program's
+``numba.njit`` twin (:mod:`benchmarks.programs_numba`, a third child process) and the
+ratio graphc / Numba (target <= 1.0x on every program).
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ def _child(lib: str, name: str, out_path: str) -> None:
 
         fn = gc.function(programs.graphc_program(name))
         wait = programs.as_numpy
+    elif lib == "numba":
+        from benchmarks.programs_numba import numba_program
+
+        fn, wait = numba_program(name), programs.as_numpy
     else:
         import jax
 
@@ -86,12 +93,13 @@ def _ratio(a, b) -> str:
 def run(settings, names=None) -> str:
     has_jax = importlib.util.find_spec("jax") is not None
     names = names or (programs.NAMES[:1] if settings.quick else programs.NAMES)
-    rows, compile_ratios, steady_ratios, notes = [], [], [], []
+    rows, compile_ratios, steady_ratios, numba_ratios, notes = [], [], [], [], []
     for name in names:
         g, g_out = _run_child("graphc", name)
         j, j_out = _run_child("jax", name) if has_jax else ({}, [])
+        nb, nb_out = _run_child("numba", name)
         if "error" in g:
-            rows.append([name, "error", "", "", "", "", "", "", g["error"]])
+            rows.append([name, "error", "", "", "", "", "", "", "", "", g["error"]])
             continue
         g_compile = max(g["first"] - g["steady"], 0.0)
         row = [name, f"{g.get('ops', '?')}", fmt_time(g_compile * 1e9)]
@@ -107,6 +115,13 @@ def run(settings, names=None) -> str:
             row += ["-", "-", fmt_time(g["steady"] * 1e9), "-", "-"]
             if j:
                 notes.append(f"{name}: jax failed: {j['error']}")
+        if "error" not in nb:
+            programs.check(name, g_out, nb_out, rtol=1e-6, atol=1e-7)
+            numba_ratios.append((g["steady"] / nb["steady"], name))
+            row += [fmt_time(nb["steady"] * 1e9), _ratio(g["steady"], nb["steady"])]
+        else:
+            row += ["-", "-"]
+            notes.append(f"{name}: numba twin failed: {nb['error']}")
         row.append(g.get("backend", ""))
         rows.append(row)
     if compile_ratios:
@@ -117,12 +132,22 @@ def run(settings, names=None) -> str:
             f"steady graphc/jax.jit: geomean {geomean(s):.2f}x, worst {s[-1]:.2f}x "
             f"(targets <= 0.7x geomean, <= 1.0x each)",
             "results checked equal between the libraries (rtol 1e-6)"]
+    if numba_ratios:
+        over = [f"{n} {r:.2f}x" for r, n in sorted(numba_ratios, reverse=True) if r > 1.0]
+        notes.append(f"steady graphc/numba.njit: geomean "
+                     f"{geomean([r for r, _ in numba_ratios]):.2f}x, worst "
+                     f"{max(numba_ratios)[0]:.2f}x (target <= 1.0x each); above 1.0x: "
+                     + (", ".join(over) or "none"))
     notes += ["compile = first call (trace + optimize + compile + run) - steady call; "
               "fresh process per cell, graphc GRAPHC_JIT=eager with an empty cache, "
-              "jax.jit in x64; ops = optimized graph size; run = graphc's executor"]
-    return render_table("programs: compile latency and steady speed, graphc vs jax.jit",
+              "jax.jit in x64; ops = optimized graph size; run = graphc's executor",
+              "numba = the program's plain numba.njit twin (benchmarks/programs_numba.py: "
+              "no fastmath, no parallel; loops where a Numba user writes them)"]
+    return render_table("programs: compile latency and steady speed, graphc vs jax.jit "
+                        "and numba.njit",
                         ["program", "ops", "graphc compile", "jax compile", "ratio",
-                         "graphc steady", "jax steady", "ratio", "run"], rows, tuple(notes))
+                         "graphc steady", "jax steady", "ratio", "numba steady", "ratio",
+                         "run"], rows, tuple(notes))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from graphc.runtime.cpu import (
     kernels_array,  # noqa: F401  (registers sort, pad, tile, ranges, std/var, ...)
     kernels_control,  # noqa: F401  (registers cond / switch_case / while_loop)
     kernels_index,  # noqa: F401  (registers advanced indexing)
+    kernels_join,  # registers concatenate / stack; stores loops into their slab
     kernels_linalg,  # noqa: F401  (registers einsum, tensordot, inner, vdot, trace)
     kernels_linalg_decomp,  # noqa: F401  (registers cholesky, inv, solve, det, qr, svd, ...)
     kernels_linalg_tf,  # noqa: F401  (registers triangular_solve, lu)
@@ -229,6 +230,8 @@ class _Gen(Loops):
         self.windows: dict = {}  # those of them that are windows (kernels.WindowVal)
         self.reads_region: set = set()  # those of them whose loop reads them too
         self.stored: set = set()  # setitem nodes whose value a loop stored in place
+        self.joined: dict = {}  # concatenate node -> its result's buffer, allocated
+                                # before a part's loop stored into it (into_part)
         self.group = None  # the open fused loop (see loops.Loops)
         self.done = set()  # nodes already emitted with an earlier one (a fused reduction)
         for node in g.nodes:
@@ -240,12 +243,17 @@ class _Gen(Loops):
                     raise Unsupported("operand of unknown rank")
                 if self.ownership.writes_operand(node):
                     self._flush()  # an open fused loop may read the old contents
-                if node not in self.ownership.into_region and tiny.emit(self, node):
+                stores = self.ownership.into_region.get(node)
+                part = self.ownership.into_part.get(node)
+                if stores is None and part is None and tiny.emit(self, node):
                     continue  # tiny vectors kept as scalars (tiny.py)
                 tiny.materialize(self, node)
-                if node in self.ownership.into_region:
+                if stores is not None:
                     self._flush()
-                    kernels_setitem.region(self, node, self.ownership.into_region[node])
+                    kernels_setitem.region(self, node, stores)
+                elif part is not None:
+                    self._flush()
+                    kernels_join.part_region(self, node, *part)
                 elif self._fold(node, [self.vals.get(v.id) for v in node.inputs]) is None \
                         and self._join(node):  # (a node a reduction folds into: its own loop)
                     continue
@@ -261,15 +269,19 @@ class _Gen(Loops):
                     self.vals.setdefault(v.id, Val(self._var(v), v.aval))
         self._flush()
 
-    def inline(self, graph: Graph, args: list[Val], owned=()) -> list[Val]:
+    def inline(self, graph: Graph, args: list[Val], owned=(), keep=()) -> list[Val]:
         """Emit ``graph`` (a branch or loop body) here, its inputs bound to ``args``
         (those at indices ``owned`` hold buffers it may write: ``ownership``); returns
-        the Vals of its outputs. Raises Unsupported when part of it is."""
+        the Vals of its outputs, those at indices ``keep`` as they are (a tiny value
+        stays scalars: a loop's state, ``tiny.carried``), the others as arrays. Raises
+        Unsupported when part of it is."""
         child = _Gen(graph, parent=self, owned=owned)
         for v, x in zip(graph.inputs, args):
-            child.vals[v.id] = Val(x.name, v.aval, x.contig)
+            child.vals[v.id] = tiny.TinyVal(x.name, v.aval, x.elems) \
+                if isinstance(x, tiny.TinyVal) else Val(x.name, v.aval, x.contig)
         child._nodes()
-        results = [tiny.array(child, child.vals[v.id]) for v in graph.outputs]
+        results = [child.vals[v.id] if k in keep else tiny.array(child, child.vals[v.id])
+                   for k, v in enumerate(graph.outputs)]
         self._n = child._n
         if child.reasons:
             raise Unsupported(f"in {graph.name}: " + "; ".join(child.reasons))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphc.runtime.cpu import tiny
 from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 
@@ -50,16 +51,24 @@ def _carried(v: Val, aval) -> str:
     return src if v.contig else f"{src}.copy()"
 
 
-def _assign(g, outs, vals, avals, copy=()) -> None:
+def _assign(g, outs, vals, avals, copy=(), scalars=None) -> None:
     """``outs = vals`` for the data values (an effect token, last, carries nothing); the
-    values at indices ``copy`` are copied (a loop writes their buffers in place)."""
-    pairs = [(o, v, a, k in copy) for k, (o, v, a) in enumerate(zip(outs, vals, avals))
-             if not a.is_token]
-    outs = [o for o, _v, _a, _c in pairs]
-    srcs = []
-    for _o, v, a, c in pairs:
+    values at indices ``copy`` are copied (a loop writes their buffers in place); those
+    in ``scalars`` (index -> element variables: ``tiny.carried``) go element by
+    element into their variables."""
+    scalars = scalars or {}
+    targets, srcs = [], []
+    for k, (o, v, a) in enumerate(zip(outs, vals, avals)):
+        if a.is_token:
+            continue
+        if k in scalars:
+            targets += scalars[k]
+            srcs += [cast(e, a.dtype) for e in tiny.elements(v)]
+            continue
         src = _carried(v, a)
-        srcs.append(f"{src}.copy()" if c and src == v.name else src)
+        targets.append(o)
+        srcs.append(f"{src}.copy()" if k in copy and src == v.name else src)
+    outs = targets
     if len(outs) == 1:
         g.line(f"{outs[0]} = {srcs[0]}")
     elif outs:  # one tuple assignment: every right-hand side is read before any write
@@ -109,13 +118,16 @@ def _while_loop(g, node, ins, outs):
     avals = [v.aval for v in node.outputs]
     extra = ins[n:]  # loop-invariant operands (captured values; then the effect token)
     owned, copy = g.ownership.loops.get(node, ((), ()))  # arrays written in place
-    _assign(g, outs, ins[:n], avals, copy)
-    state = [Val(o, a, contig=True) for o, a in zip(outs[:n], avals)]
+    scalars = {k: [g.tmp("c") for _ in range(tiny.size(avals[k]))]
+               for k in tiny.carried(body, owned)}  # tiny arrays kept as scalars
+    _assign(g, outs, ins[:n], avals, copy, scalars)
+    state = [tiny.TinyVal(o, a, scalars[k]) if k in scalars else Val(o, a, contig=True)
+             for k, (o, a) in enumerate(zip(outs[:n], avals))]
     g.line("while True:")
     g.depth += 1
     (pred,) = g.inline(cond, state + extra)
     g.line(f"if not {_truth(pred, 'the condition of while_loop')}:")
     g.line("    break")
-    _assign(g, outs, g.inline(body, state + extra, owned), avals)
+    _assign(g, outs, g.inline(body, state + extra, owned, keep=scalars), avals, (), scalars)
     g.depth -= 1
     return state + [Val(TOKEN_NAME, a) for a in avals[n:]]

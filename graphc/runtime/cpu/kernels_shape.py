@@ -1,5 +1,5 @@
 """Numba emitters for shape, creation and static-indexing ops (reshape, transpose,
-broadcast_to, full, eye, concatenate/stack, shape, flip, getitem); see ``kernels.py``.
+broadcast_to, full, eye, shape, flip, getitem); see ``kernels.py``.
 
 ``reshape``, ``broadcast_to`` and ``full`` with a run-time shape (a 1-D int64 operand,
 ``ops/shape_args.py``) read their dims from it (:func:`operand_dims`), so they compile
@@ -198,32 +198,6 @@ def _eye(g, node, ins, outs):
     g.line(f"{outs[0]} = np.zeros(({a['N']}, {m}), {np_type(aval.dtype)})")
     g.line(f"for _i in range(max(0, -{a['k']}), min({a['N']}, {m} - {a['k']})):")
     g.line(f"    {outs[0]}[_i, _i + {a['k']}] = 1")
-    return [Val(outs[0], aval)]
-
-
-@emitter("concatenate", "stack")
-def _join(g, node, ins, outs):
-    """``np.concatenate`` / ``np.stack``, except a ``stack`` of scalars: the result is
-    allocated once and each scalar stored into its element (through ``np.stack`` each
-    scalar became a 0-d array first: ``stack`` of three scalars in a staged RK4 loop made
-    four allocations per call). Parts that are arrays keep NumPy's functions: slice
-    assignments compiled 3x slower and ran slower than ``np.concatenate``'s copies (a
-    heat stencil's ``concatenate``, measured)."""
-    aval = node.outputs[0].aval
-    stack = node.op.name == "stack"
-    if stack and all(x.scalar for x in ins):
-        g.line(f"{outs[0]} = np.empty({len(ins)}, {np_type(aval.dtype)})")
-        for i, x in enumerate(ins):
-            g.line(f"{outs[0]}[{i}] = {cast(x.name, aval.dtype)}")
-        return [Val(outs[0], aval)]
-    parts = []
-    for x in ins:
-        arr = to_array(g, x)
-        if x.aval.dtype != aval.dtype:
-            arr = f"{arr}.astype({np_type(aval.dtype)})"
-        parts.append(arr)
-    fn = "np.stack" if stack else "np.concatenate"
-    g.line(f"{outs[0]} = {fn}(({', '.join(parts)},), {node.attrs.get('axis', 0)})")
     return [Val(outs[0], aval)]
 
 

@@ -23,6 +23,11 @@ into ``A``'s buffer itself:
   ``path[:] = minimum(path, add.outer(path[:, k], path[k, :]))`` copies a row and a
   column, not the whole matrix), and no node between the loop and the write reads the
   target;
+* the elementwise loop that computes a part of a ``concatenate`` of static shape stores
+  straight into its slab of the result when the concatenation is that loop result's
+  only reader: the result is allocated before the loop and the other parts are copied
+  in (a stencil's ``concatenate([u[:1], f(u), u[-1:]])`` then makes one array per step,
+  not two, and copies two elements instead of all of them);
 * a ``while_loop``'s carried array owns its buffer in the body when each iteration's
   result for it is owned and shares no buffer with another carried value; the loop
   copies the initial value once, on entry, unless the loop is that value's last reader
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import math
 
+from graphc.core.shapes import normalize_axis
 from graphc.runtime.cpu.kernels import EMITTERS
 
 _UNOWNED = "unowned"   # a constant, a captured value, an argument: never written
@@ -84,6 +90,8 @@ class Ownership:
                                          # -> ids of the operands that are the region
         self.snapshots: dict = {}        # those of them -> ids of the operands they copy
                                          # first (other views of the written buffer)
+        self.into_part: dict = {}        # elementwise node -> (the concatenate whose
+                                         # result it stores into, that part's key)
         self.loops: dict = {}            # while_loop node -> (owned slots, slots copied
                                          # on entry); the body's inputs ``owned``
         self.branches: dict = {}         # cond/switch_case node -> owned operands (their
@@ -138,6 +146,8 @@ class Ownership:
                 self._branch(p, node)
             else:
                 self._plain(p, node)
+                if name == "concatenate":
+                    self._parts_into(p, node)
 
     def _fresh(self, p, k) -> frozenset:
         root = ("node", p, k)
@@ -205,21 +215,51 @@ class Ownership:
         else:
             self._roots[out.id] = self._fresh(p, 0)
 
+    def _only_loop_of(self, value, p, node):
+        """The node making ``value`` when it is an elementwise loop the generator writes
+        (``loops.Loops.elementwise``), with that one result, read once, by node ``p``
+        (``node``) alone; else None."""
+        f = self._pos.get(value.id)
+        if f is None or self._last.get(value.id) != p:
+            return None
+        maker = self.graph.nodes[f]
+        op = maker.op
+        if not (op.name == "fused_elementwise" or (op.elementwise and op.name not in EMITTERS)):
+            return None
+        if len(maker.outputs) != 1 or sum(v is value for v in node.inputs) != 1:
+            return None
+        if sum(1 for n in self.graph.nodes for v in n.inputs if v is value) != 1:
+            return None  # read twice (or by a reduction fused into the loop)
+        return maker
+
+    def _parts_into(self, p, node) -> None:
+        """A ``concatenate`` of static shape: each part that is an elementwise loop read
+        by it alone stores straight into its slab of the result, which is allocated
+        before the first such loop (``into_part``); the other parts are copied in."""
+        out = node.outputs[0]
+        if not _is_array(out) or None in out.aval.shape or math.prod(out.aval.shape) <= 8:
+            return  # a tiny result: kept as scalars (tiny.py)
+        axis = normalize_axis(node.attrs.get("axis", 0), len(out.aval.shape))
+        start = 0
+        for k, v in enumerate(node.inputs):
+            width = v.aval.shape[axis] if v.aval.shape is not None else None
+            if width is None:
+                return
+            maker = self._only_loop_of(v, p, node)
+            if maker is not None and v.aval.dtype == out.aval.dtype:
+                key = (("slice", None, None, None),) * axis \
+                    + (("slice", start, start + width, None),)
+                self.into_part[maker] = (node, key)
+            start += width
+
     def _store_into_region(self, p, node, target) -> None:
         if len(node.inputs) != 2:
             return  # run-time index parts: the region's shape is not static
         value, x = node.inputs[1], node.inputs[0]
-        f = self._pos.get(value.id)
-        if f is None or self._last.get(value.id) != p:
+        maker = self._only_loop_of(value, p, node)
+        if maker is None:
             return
-        maker = self.graph.nodes[f]
-        op = maker.op
-        if not (op.name == "fused_elementwise" or (op.elementwise and op.name not in EMITTERS)):
-            return  # not a loop the generator writes (``loops.Loops.elementwise``)
-        if len(maker.outputs) != 1 or sum(v is value for v in node.inputs) != 1:
-            return
-        if sum(1 for n in self.graph.nodes for v in n.inputs if v is value) != 1:
-            return  # read twice (or by a reduction fused into the loop)
+        f = self._pos[value.id]
         shape = region_shape(x.aval.shape, node.attrs["key"])
         if not shape or tuple(value.aval.shape) != shape \
                 or value.aval.dtype != out_dtype(node):

@@ -10,6 +10,8 @@ value of static shape with at most ``TINY_MAX`` elements made by
   values or contiguous arrays of its shape,
 
 is a :class:`TinyVal`: one scalar variable per element (C order), the loop unrolled.
+A ``while_loop`` state of such a shape whose body makes it that way is carried in
+scalar variables across iterations (:func:`carried`).
 ``getitem`` with a static int key on one is the element itself. Any other reader gets
 an array, built once where it is first needed (``materialize``), so a loop body that
 carries the vector builds one array per iteration instead of one per op. The element
@@ -79,6 +81,53 @@ def array(gen, x: Val) -> Val:
     gen.line(f"{x.name} = {flat}" if len(shape) == 1 else
              f"{x.name} = {flat}.reshape({tuple(shape)})")
     return Val(x.name, x.aval, contig=True)
+
+
+def size(aval) -> int:
+    return math.prod(aval.shape)
+
+
+def elements(x: Val) -> list[str]:
+    """Source for each element of ``x`` (static shape) in C order."""
+    if isinstance(x, TinyVal):
+        return list(x.elems)
+    shape = tuple(x.aval.shape)
+    return [f"{x.name}[{', '.join(map(str, np.unravel_index(k, shape)))}]"
+            for k in range(math.prod(shape))]
+
+
+def carried(body, written) -> list[int]:
+    """The state slots of a ``while_loop`` with body ``body`` kept in scalar variables
+    (the loop's output is then a tiny value too), so no iteration allocates an array for
+    its state (an RK4 step over a 3-vector state did): a tiny static shape of a number
+    dtype, not written in place (``written``), whose next value the body makes tiny
+    (``stack`` of scalars, or an elementwise op on a tiny value) given the slots kept.
+    A state the body makes otherwise (a matmul's result) stays an array: carried as
+    scalars it would cost an array per iteration where its reader needs one."""
+    slots = {k for k, v in enumerate(body.outputs)
+             if k not in written and not v.aval.is_token and _tiny_shape(v.aval)
+             and v.aval.dtype.kind in "biuf"}
+    while True:
+        tiny = {body.inputs[k].id for k in slots}
+        for node in body.nodes:
+            if _makes_tiny(node, tiny):
+                tiny.add(node.outputs[0].id)
+        keep = {k for k in slots if body.outputs[k].id in tiny}
+        if keep == slots:
+            return sorted(slots)
+        slots = keep
+
+
+def _makes_tiny(node, tiny: set) -> bool:
+    """Whether ``node``'s lowering here gives a tiny value (``tiny``: the ids of those
+    before it): a ``stack`` of 0-d values, an elementwise op on a tiny value."""
+    if len(node.outputs) != 1 or not _tiny_shape(node.outputs[0].aval):
+        return False
+    op = node.op
+    if op.name == "stack":
+        return all(v.aval.shape == () for v in node.inputs)
+    return (op.name == "fused_elementwise" or op.elementwise) \
+        and any(v.id in tiny for v in node.inputs)
 
 
 # --------------------------------------------------------------------------- the cases
