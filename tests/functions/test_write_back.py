@@ -132,3 +132,29 @@ def test_a_saved_function_writes_its_arguments_back_after_loading(tmp_path):
     frozen[1].flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         loaded(*frozen)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_returned_tuples_lists_and_literals_beside_written_arguments(backend):
+    """A flat tuple of tensors is wrapped by the short path (``_tuple``): the values
+    written back into arguments, which the program returns after the outputs, are not
+    part of it; lists and Python numbers among the outputs keep their structure."""
+    def pair(x, y):
+        x += 1.0
+        return x * 2.0, y - x
+
+    def mixed(x, y):
+        x += 1.0
+        return [x * 2.0, 3], (y,)
+
+    f, g = gc.function(pair, backend=backend), gc.function(mixed, backend=backend)
+    x, y = np.arange(3.0), np.ones(3)
+    got = f(x, y)
+    assert type(got) is tuple and len(got) == 2 and f.get_concrete_function(x, y)._tuple
+    check(got, [np.arange(1.0, 4.0) * 2.0, 1.0 - np.arange(1.0, 4.0)])
+    check([x], [np.arange(1.0, 4.0)])  # written back
+    x = np.arange(3.0)
+    out = g(x, y)
+    assert type(out) is tuple and type(out[0]) is list and out[0][1] == 3
+    assert not g.get_concrete_function(x, y)._tuple
+    check([out[0][0], out[1][0], x], [np.arange(1.0, 4.0) * 2.0, y, np.arange(1.0, 4.0)])

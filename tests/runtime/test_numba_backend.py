@@ -306,16 +306,24 @@ def test_scalar_graph_and_noncontiguous_inputs():
     assert out[0].shape == () and out[0].dtype == np.float32 and out[0] == 3.0
 
 
-def test_one_output_runner_checks_what_the_entry_point_trusts():
-    """The one-output runner calls the compiled entry point only for C-contiguous arrays
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_runners_check_what_the_entry_point_trusts(outputs):
+    """Both runners (one output and nothing else passed; several outputs and a constant
+    passed after the inputs) call the compiled entry point only for C-contiguous arrays
     of the compiled ranks; anything else goes through Numba's dispatcher or the
     interpreter, so the result is always run_graph's (value or error)."""
-    def body(g, m):  # cumsum indexes its input: a strided one read as C would be wrong
-        return [("rows", g.cumsum(m, axis=1))]
+    w = RNG.standard_normal((4, 2)).astype(np.float32)
 
-    graph, labels = build("one_out", [((3, 4), F32)], body)
+    def body(g, m):  # BLAS reads the input: a strided one taken for C would be wrong
+        prod = g.matmul(m, g.transpose(m))
+        if outputs == 1:
+            return [("prod", prod)]
+        return [("prod", prod), ("by w", g.matmul(m, w))]
+
+    graph, labels = build("outs", [((3, 4), F32)], body)
     m = RNG.standard_normal((3, 4)).astype(np.float32)
     ex = check(graph, labels, [m])
+    assert bool(ex.program.consts) == (outputs > 1)  # the second runner: constants passed
     cases = [m, RNG.standard_normal((4, 3)).astype(np.float32).T,  # not C-contiguous
              m.reshape(12), m.reshape(1, 3, 4), m.astype(np.float64)]  # rank, dtype
     for arg in cases:
@@ -326,8 +334,9 @@ def test_one_output_runner_checks_what_the_entry_point_trusts():
                 ex([arg])
             continue
         got = ex([arg])
-        np.testing.assert_array_equal(got[0], want[0])
-        assert got[0].dtype == want[0].dtype
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+            assert g.dtype == w.dtype and g.shape == w.shape
 
 
 @pytest.mark.parametrize("compiled_part", [False, True])
