@@ -131,10 +131,14 @@ class _Gen(Loops):
             self.flags: dict = {}  # program-wide: "parallel" when some loop uses prange
             self.recycle: dict = {}  # output variable -> output index (recycle.py)
             self.recycled: list = []  # (output index, dtype, ndim) per rK parameter
+            self.reuse: dict = {}  # a loop state's next value -> its spare (loop_reuse)
+            self.reused: dict = {}  # those whose allocation took it -> the spare, and
+                                    # views of such buffers -> None (loop_reuse.bound)
             self.allow_state = allow_state  # compile variable reads/writes
             self.variables: dict = {}  # VariableRef -> slot k (local wk, parameter sk)
             self.written: set = set()  # slots some assign_variable writes
             self.kernels: dict = {}  # kernel functions by name (outline.py)
+            self.forced: set = set()  # those called even where used once (loop_reuse)
             self.sites: list = []  # (kernel, work, lines, call) per placeholder
         else:
             # an inlined subgraph (a branch or loop body): it writes into the parent's
@@ -144,9 +148,10 @@ class _Gen(Loops):
             self.lines, self.depth, self.consts = parent.lines, parent.depth, parent.consts
             self.flags = parent.flags
             self.recycle, self.recycled = {}, parent.recycled  # only top-level results
+            self.reuse, self.reused = parent.reuse, parent.reused
             self.allow_state = parent.allow_state
             self.variables, self.written = parent.variables, parent.written
-            self.kernels, self.sites = parent.kernels, parent.sites
+            self.kernels, self.sites, self.forced = parent.kernels, parent.sites, parent.forced
             self._n = parent._n + 1
             self.prefix = f"s{self._n}_"
         if graph.token_in is not None:
@@ -269,13 +274,16 @@ class _Gen(Loops):
                     self.vals.setdefault(v.id, Val(self._var(v), v.aval))
         self._flush()
 
-    def inline(self, graph: Graph, args: list[Val], owned=(), keep=()) -> list[Val]:
+    def inline(self, graph: Graph, args: list[Val], owned=(), keep=(), reuse=None) -> list:
         """Emit ``graph`` (a branch or loop body) here, its inputs bound to ``args``
         (those at indices ``owned`` hold buffers it may write: ``ownership``); returns
         the Vals of its outputs, those at indices ``keep`` as they are (a tiny value
-        stays scalars: a loop's state, ``tiny.carried``), the others as arrays. Raises
-        Unsupported when part of it is."""
+        stays scalars: a loop's state, ``tiny.carried``), the others as arrays; the
+        outputs at the indices of ``reuse`` may be made in the buffer it names
+        (``loop_reuse``). Raises Unsupported when part of it is."""
         child = _Gen(graph, parent=self, owned=owned)
+        for k, spare in (reuse or {}).items():
+            self.reuse[child._var(graph.outputs[k])] = spare
         for v, x in zip(graph.inputs, args):
             child.vals[v.id] = tiny.TinyVal(x.name, v.aval, x.elems) \
                 if isinstance(x, tiny.TinyVal) else Val(x.name, v.aval, x.contig)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphc.runtime.cpu import tiny
+from graphc.runtime.cpu import loop_reuse, tiny
 from graphc.runtime.cpu.kernels import Unsupported, Val, cast, emitter, np_type
 from graphc.runtime.cpu.kernels_state import TOKEN_NAME
 
@@ -120,6 +120,8 @@ def _while_loop(g, node, ins, outs):
     owned, copy = g.ownership.loops.get(node, ((), ()))  # arrays written in place
     scalars = {k: [g.tmp("c") for _ in range(tiny.size(avals[k]))]
                for k in tiny.carried(body, owned)}  # tiny arrays kept as scalars
+    spares = loop_reuse.start(g, {k: avals[k] for k in loop_reuse.slots(
+        body, set(owned) | set(scalars))})  # states made in the buffers of earlier ones
     _assign(g, outs, ins[:n], avals, copy, scalars)
     state = [tiny.TinyVal(o, a, scalars[k]) if k in scalars else Val(o, a, contig=True)
              for k, (o, a) in enumerate(zip(outs[:n], avals))]
@@ -128,6 +130,9 @@ def _while_loop(g, node, ins, outs):
     (pred,) = g.inline(cond, state + extra)
     g.line(f"if not {_truth(pred, 'the condition of while_loop')}:")
     g.line("    break")
-    _assign(g, outs, g.inline(body, state + extra, owned, keep=scalars), avals, (), scalars)
+    results = g.inline(body, state + extra, owned, keep=scalars,
+                       reuse={k: names[0] for k, names in spares.items()})
+    loop_reuse.rotate(g, spares, results)
+    _assign(g, outs, results, avals, (), scalars)
     g.depth -= 1
     return state + [Val(TOKEN_NAME, a) for a in avals[n:]]

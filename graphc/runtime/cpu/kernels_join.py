@@ -8,6 +8,7 @@ other parts in.
 
 from __future__ import annotations
 
+from graphc.runtime.cpu import loop_reuse
 from graphc.runtime.cpu.kernels import Val, cast, emitter, np_type, to_array
 from graphc.runtime.cpu.kernels_shape import basic_index, window_of
 
@@ -49,11 +50,16 @@ def part_region(g, maker, node, key) -> None:
     buf = g.joined.get(node)
     if buf is None:
         buf = g.joined[node] = g.tmp("join")
-        g.line(f"{buf} = np.empty({tuple(aval.shape)}, {np_type(aval.dtype)})")
+        shape = tuple(aval.shape)
+        if not loop_reuse.take(g, g._var(node.outputs[0]), buf, shape, aval.dtype):
+            g.line(f"{buf} = np.empty({shape}, {np_type(aval.dtype)})")
+    spare = g._var(node.outputs[0]) in g.reused
     whole = Val(buf, aval)
     name = g._var(maker.outputs[0])
     g.line(f"{name} = {buf}[{', '.join(basic_index(g, whole, key, 'concatenate'))}]")
     g.regions.add(name)
+    if spare:  # a view of a buffer the loop may reuse (loop_reuse.outlined)
+        g.reused[name] = None
     window = window_of(whole, key, name, maker.outputs[0].aval)
     if window is not None:  # the loop writes rows of the result (loop_shapes._row_loop)
         g.windows[name] = window

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
-from graphc.runtime.cpu import kernels, outline
+from graphc.runtime.cpu import kernels, loop_reuse, outline
 from graphc.runtime.cpu.kernels import Unsupported, Val, np_type
 from graphc.runtime.cpu.loop_shapes import LoopShapes
 from graphc.runtime.cpu.parallel import parallel_settings
@@ -128,6 +128,9 @@ class Loops(LoopShapes):
             return self.elementwise_loop(ins, steps, results, outs)
         start, state = len(self.lines), outline.state_of(self)
         vals = self.elementwise_loop(ins, steps, results, outs)
+        if loop_reuse.outlined(self, outs):  # writes a buffer a loop reuses: a function
+            extra = loop_reuse.bound(self, outs, [steps[s][3] for s in results])
+            return outline.lines_since(self, start, state, ins + extra, vals, force=True)
         return outline.lines_since(self, start, state, ins, vals)
 
     def elementwise_loop(self, ins: list[Val], steps: list, results: list[int],
@@ -209,6 +212,8 @@ class Loops(LoopShapes):
         ``rK`` instead when the executor passes one of the right shape (recycle.py)."""
         if o in self.regions:
             return  # already a view into the buffer a setitem writes (ownership.py)
+        if loop_reuse.take(self, o, o, shp, aval.dtype):
+            return  # a loop state's next value: maybe in a buffer the loop made before
         big = size is None or size * aval.dtype.itemsize >= HUGEPAGE_BYTES
         recycled = big and o in self.recycle
         if recycled:

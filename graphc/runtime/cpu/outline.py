@@ -6,7 +6,8 @@ often repeats a node kernel with the same types: a 3x3 convolution written as ni
 kernel in one function, which Numba typed and lowered nine times. Here, after an
 emitter wrote a node's lines, those lines become a function of the node's inputs when
 they are self-contained (they read only the inputs and the module's ``np``/``H``/``V``,
-rebind no input, touch no program-wide state) and long enough to pay for a call
+rebind no input, touch no program-wide state, hold no kernel of their own: a loop
+whose body has one) and long enough to pay for a call
 (straight-line code calling only scalar casts, a checked scalar read or write, never is:
 ``_cheap``). The
 function's text is the lines with the inputs renamed ``p0, p1, ...`` and every local
@@ -49,15 +50,19 @@ def emit(gen, node, ins, outs, emitter):
     return lines_since(gen, start, state, ins, results)
 
 
-def lines_since(gen, start, state, ins, results):
+def lines_since(gen, start, state, ins, results, force=False):
     """Outline the lines written since ``start`` (``state_of`` then was ``state``) that
-    compute ``results`` from ``ins``, as :func:`emit` does; returns ``results``."""
+    compute ``results`` from ``ins``, as :func:`emit` does; returns ``results``.
+    ``force``: the kernel is called even where it is used once (``loop_reuse``)."""
     block = gen.lines[start:]
-    if len(block) < MIN_STATEMENTS or state_of(gen) != state:
-        return results
+    if len(block) < MIN_STATEMENTS or state_of(gen) != state or any(
+            line.lstrip().startswith(PLACEHOLDER) for line in block):
+        return results  # (a kernel inside: its lines are not in the block's text)
     found = _outline(gen, block, [x.name for x in ins if _is_value(x)],
                      [r.name for r in results])
     if found is not None:
+        if force:
+            gen.forced.add(found[0])
         indent = block[0][:len(block[0]) - len(block[0].lstrip())]
         site = len(gen.sites)
         gen.sites.append((found[0], found[1], block, indent + found[2]))
@@ -73,7 +78,8 @@ def resolve(gen) -> list[str]:
     uses: dict[str, int] = {}
     for name, _work, _block, _call in gen.sites:
         uses[name] = uses.get(name, 0) + 1
-    called = {name for name, work, _b, _c in gen.sites if uses[name] > 1 and work >= 2}
+    called = {name for name, work, _b, _c in gen.sites
+              if uses[name] > 1 and work >= 2 or name in gen.forced}
     lines = []
     for line in gen.lines:
         text = line.lstrip()

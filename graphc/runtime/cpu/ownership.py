@@ -47,7 +47,7 @@ from graphc.runtime.cpu.kernels import EMITTERS
 _UNOWNED = "unowned"   # a constant, a captured value, an argument: never written
 
 
-def _is_array(v) -> bool:
+def is_array(v) -> bool:
     aval = v.aval
     return not aval.is_token and aval.shape is not None and len(aval.shape) > 0 \
         and getattr(aval, "dtype", None) is not None
@@ -102,7 +102,7 @@ class Ownership:
         self._pos: dict = {}
         self._last: dict = {}
         for i, v in enumerate(graph.inputs):
-            if _is_array(v):
+            if is_array(v):
                 root = ("in", i) if i in owned else _UNOWNED
                 self._roots[v.id] = frozenset([root])
                 if i in owned:
@@ -168,7 +168,7 @@ class Ownership:
             fresh = allocates(node.op)
             known = self._operand_roots(node) | {_UNOWNED}  # a view, or who knows
         for k, v in enumerate(node.outputs):
-            if _is_array(v):
+            if is_array(v):
                 self._roots[v.id] = self._fresh(p, k) if fresh else known
 
     def _owned(self, roots) -> bool:
@@ -200,7 +200,7 @@ class Ownership:
         target = self.roots(x)
         out = node.outputs[0]
         for k, v in enumerate(node.outputs[1:], 1):
-            if _is_array(v):
+            if is_array(v):
                 self._roots[v.id] = self._fresh(p, k)
         shared = bool(self.roots(node.inputs[value]) & target)
         if (self._owned(target) and (not shared or copies)
@@ -237,7 +237,7 @@ class Ownership:
         by it alone stores straight into its slab of the result, which is allocated
         before the first such loop (``into_part``); the other parts are copied in."""
         out = node.outputs[0]
-        if not _is_array(out) or None in out.aval.shape or math.prod(out.aval.shape) <= 8:
+        if not is_array(out) or None in out.aval.shape or math.prod(out.aval.shape) <= 8:
             return  # a tiny result: kept as scalars (tiny.py)
         axis = normalize_axis(node.attrs.get("axis", 0), len(out.aval.shape))
         start = 0
@@ -295,7 +295,7 @@ class Ownership:
     def _while_loop(self, p, node) -> None:
         body = node.attrs["body"]
         n = len(body.outputs)
-        slots = {k for k in range(n) if _is_array(node.outputs[k])}
+        slots = {k for k in range(n) if is_array(node.outputs[k])}
         while True:  # shrinks until stable: the carried arrays the body writes in place
             plan = Ownership(body, slots)
             outs = [plan.roots(v) for v in body.outputs]
@@ -315,7 +315,7 @@ class Ownership:
         self.written |= taken
         everything = self._operand_roots(node)
         for k, v in enumerate(node.outputs):
-            if _is_array(v):
+            if is_array(v):
                 self._roots[v.id] = (taken if k in slots else everything | {_UNOWNED}) \
                     | self._fresh(p, k)
 
@@ -324,7 +324,7 @@ class Ownership:
             else list(node.attrs["branches"])
         operands = node.inputs[1:]
         owned = {i for i, v in enumerate(operands)
-                 if _is_array(v) and self._handed_over(p, node, i + 1)}
+                 if is_array(v) and self._handed_over(p, node, i + 1)}
         self.branches[node] = frozenset(owned)
         results = [frozenset()] * len(node.outputs)
         for graph in graphs:
@@ -338,7 +338,7 @@ class Ownership:
                         self.roots(operands[r[1]]) if r[0] == "in"
                         else self._fresh(p, k) if r[0] == "node" else {_UNOWNED})
         for k, v in enumerate(node.outputs):
-            if _is_array(v):
+            if is_array(v):
                 self._roots[v.id] = results[k] or frozenset([_UNOWNED])
 
 
