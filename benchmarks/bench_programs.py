@@ -7,7 +7,8 @@ Each (program, library) runs in its own fresh Python process
 * ``first``: the first call, from arguments in hand to the result in hand: trace,
   optimization, compilation and one run. graphc runs with ``GRAPHC_JIT=eager`` (compile
   on the first call) and a new empty ``GRAPHC_CACHE_DIR``; JAX with ``jax.jit`` and x64.
-* ``steady``: the median of later calls (each waits for its result).
+* ``steady``: the median of later calls (each waits for its result), the lower of two
+  processes per library (``_again``).
 * ``compile`` = ``first - steady``, the issue's definition of compile latency.
 
 The parent checks that the libraries computed the same numbers (``programs.check``) and
@@ -86,6 +87,20 @@ def _run_child(lib: str, name: str) -> tuple[dict, list]:
     return json.loads(res.stdout.strip().splitlines()[-1]), arrays
 
 
+def _again(first: dict, lib: str, name: str) -> dict:
+    """A second fresh process for ``lib``, run after the other libraries' first ones:
+    its steady time if lower (run alone, graphc's logreg was 7.4-7.6 us per call, and
+    8.1-9.3 us right after another library's process; each library gets the same
+    second chance). The first call is the first process's."""
+    if not first or "error" in first:
+        return first
+    second, _out = _run_child(lib, name)
+    if "error" not in second and second["steady"] < first["steady"]:
+        steady = second["steady"]
+        return {**first, "first": first["first"] - first["steady"] + steady, "steady": steady}
+    return first
+
+
 def _ratio(a, b) -> str:
     return f"{a / b:.2f}x" if a and b else "-"
 
@@ -98,6 +113,7 @@ def run(settings, names=None) -> str:
         g, g_out = _run_child("graphc", name)
         j, j_out = _run_child("jax", name) if has_jax else ({}, [])
         nb, nb_out = _run_child("numba", name)
+        g, j, nb = _again(g, "graphc", name), _again(j, "jax", name), _again(nb, "numba", name)
         if "error" in g:
             rows.append([name, "error", "", "", "", "", "", "", "", "", g["error"]])
             continue

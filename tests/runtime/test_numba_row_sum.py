@@ -10,7 +10,7 @@ import pytest
 
 import graphc as gc
 from graphc.core.interpreter import run_graph
-from graphc.runtime.cpu import numba_cpu
+from graphc.runtime.cpu import kernels_row_sum, numba_cpu
 
 pytestmark = pytest.mark.usefixtures("eager_compile")
 
@@ -122,5 +122,33 @@ def test_a_group_with_another_result_folds_its_summed_one_and_stores_the_other(n
     got = ex([p, q])
     for g, r, w in zip(got, run_graph(graph, [p, q]), pairs(np, p, q), strict=True):
         assert np.asarray(g).dtype == w.dtype and np.shape(g) == w.shape
+        np.testing.assert_array_equal(g, r)
+        np.testing.assert_array_equal(g, w)
+
+
+def shared(xp, x, y):
+    """Softmax-shaped: the summed values are also divided by their row sums."""
+    e = (x - xp.max(x, axis=-1, keepdims=True)) * 2.0
+    f = xp.abs(y) + 0.25
+    return e / xp.sum(e, axis=-1, keepdims=True), f / xp.sum(f, axis=-1, keepdims=True)
+
+
+def test_long_rows_read_again_are_summed_where_they_are_stored():
+    """Rows of ``SHARED_MIN`` values or more: the loop stores each row and sums it in
+    place (one leaf inline for 70 values, the helper on the stored row for 130), the
+    max read once per row; the bits of the interpreter and of NumPy."""
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((2, 3, 70)), rng.standard_normal((5, 130)).astype(np.float32)
+    assert kernels_row_sum.SHARED_MIN <= 70
+    graph = gc.function(lambda x, y: shared(gc.numpy, x, y)).get_concrete_function(
+        x, y).optimized_graph
+    ex = numba_cpu.executor_for(graph)
+    assert ex.backend == "numba", ex.explain()
+    src = ex.program.source
+    assert src.count("_pw0_ = ") == 1 and src.count("H.pairwise_sum(_row") == 1
+    assert "np.broadcast_to" not in src  # the row max: one scalar per row
+    got, ref, want = ex([x, y]), run_graph(graph, [x, y]), shared(np, x, y)
+    for g, r, w in zip(got, ref, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(g, r)
         np.testing.assert_array_equal(g, w)

@@ -9,7 +9,10 @@ the intermediate is C-contiguous, whose rows NumPy sums pairwise). A row of fewe
 values is added inline, as ``pairwise_sum`` adds it, with no buffer and no call; a row of
 8 to 128 values (one leaf of the tree) through the buffer with the leaf's steps inline.
 A group with other results (N-body's ``d`` beside ``d * d``) stores them in the same
-loop: N-body's step 2.8 -> 2.4 ms (`python -m benchmarks.bench_programs nbody`).
+loop: N-body's step 2.8 -> 2.4 ms (`python -m benchmarks.bench_programs nbody`). A summed
+result that something else reads too (a softmax's ``exp``, later divided by the row
+sums) is stored as well, each row computed into its place and summed from there: one
+pass over the values instead of two.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from graphc.runtime.cpu.kernels import Val, np_type, shape_expr
 from graphc.runtime.fused_groups import fused_steps
 
 
-def summed_result(g, node, ins):
+def summed_result(g, node, ins, shared=False):
     """``(sum node, its axes)`` when a float ``sum`` is the only reader of one result of
-    ``node`` (an elementwise node or group) and the two can be one loop: every shape
-    known and nonzero, the results of one shape, operands of its rank or scalars; else
-    None. The folds below pick the axes they take."""
-    red = next((r for v in node.outputs if g.uses.get(v.id) == 1
+    ``node`` (an elementwise node or group; ``shared``: or one reader among others, the
+    result then stored too) and the two can be one loop: every shape known and nonzero,
+    the results of one shape, operands of its rank or scalars; else None. The folds
+    below pick the axes they take."""
+    red = next((r for v in node.outputs if shared or g.uses.get(v.id) == 1
                 for r in g.readers.get(v.id, ()) if r.op.name == "sum"), None)
     if red is None:
         return None
@@ -43,9 +47,19 @@ def fusable_row_sum(g, node, ins):
     """The ``sum`` over the last axis of one result of ``node`` (``summed_result``); its
     other results, if any, are stored by the same loop. Else None."""
     found = summed_result(g, node, ins)
+    if found is None:  # a sum of values read elsewhere too: folded for long rows only
+        found = summed_result(g, node, ins, shared=True)
+        if found is not None and found[0].inputs[0].aval.shape[-1] < SHARED_MIN:
+            return None
     if found is None or found[1] != [len(found[0].inputs[0].aval.shape) - 1]:
         return None
     return found[0]
+
+
+# rows at least this long have their sum folded into the loop even where the summed
+# values are stored for another reader too: a softmax over rows of 128 (attention,
+# 4x128x128) 141 -> 120 us; over rows of 10 (the softmax program) 45 -> 48 us, slower
+SHARED_MIN = 64
 
 
 def fused_row_sum(g, node, red, ins) -> Val:
@@ -59,12 +73,15 @@ def fused_row_sum(g, node, red, ins) -> Val:
     aval = red.outputs[0].aval
     T, o = np_type(aval.dtype), g._var(red.outputs[0])
     full = shape_expr([str(d) for d in shape])
-    src = {}
+    src, per_row = {}, {}  # operands read element by element; read once per row
     for j, x in enumerate(ins):
         if x.scalar:
             continue
-        if tuple(x.aval.shape) == tuple(shape):
+        xs = tuple(x.aval.shape)
+        if xs == tuple(shape):
             src[j] = x.name
+        elif xs[-1] == 1:  # constant along the row (a softmax's max): one read per row
+            per_row[j] = [f"_i{d}" if n != 1 else "0" for d, n in enumerate(xs[:-1])] + ["0"]
         else:
             src[j] = f"_b{gi}_{j}"
             g.line(f"{src[j]} = np.broadcast_to({x.name}, {full})")
@@ -74,27 +91,43 @@ def fused_row_sum(g, node, red, ins) -> Val:
     kept += ["0"] if red.attrs.get("keepdims") else []
     if kept:  # else the sum is a scalar
         g.line(f"{o} = np.empty({shape_expr([str(d) for d in aval.shape])}, {T})")
-    others = [(j, v) for j, v in enumerate(node.outputs) if j != at]
+    # the summed values are stored too where something else reads them (a softmax's
+    # exp, also divided by the sums): each row is computed into its place in that array
+    # and summed from there, no row buffer
+    keep = g.uses.get(red.inputs[0].id, 0) > 1
+    others = [(j, v) for j, v in enumerate(node.outputs) if j != at or keep]
     stored = [(g._var(v), results[j]) for j, v in others]
     for (_j, v), (name, _r) in zip(others, stored):
         g.line(f"{name} = np.empty({full}, {np_type(v.aval.dtype)})")
-    if not short:
+    if not short and not keep:
         g.line(f"{row} = np.empty({shape[-1]}, {T})")
     outer = [f"_i{d}" for d in range(len(shape) - 1)]
     for d, i in enumerate(outer):
         g.line(f"{'    ' * d}for {i} in range({shape[d]}):")
     pad = "    " * len(outer)
+    if keep and not short:  # this row of the stored values
+        whole = g._var(red.inputs[0])
+        g.line(f"{pad}{row} = {whole}[{', '.join(outer)}]" if outer else f"{pad}{row} = {whole}")
+        stored = [(name, r) for name, r in stored if name != whole]  # written as the row
     if short:
         g.line(f"{pad}{acc} = {T}(0)")
+    for j, idx in per_row.items():
+        g.line(f"{pad}_p{gi}_{j} = {ins[j].name}[{', '.join(idx)}]")
+    for j in src:  # this row of each operand and stored result: 1-d views
+        row_of = f"{src[j]}[{', '.join(outer)}]" if outer else src[j]
+        g.line(f"{pad}_r{gi}_{j} = {row_of}")
+    for n, (name, _r) in enumerate(stored):
+        g.line(f"{pad}_o{gi}_{n} = {name}[{', '.join(outer)}]" if outer
+               else f"{pad}_o{gi}_{n} = {name}")
     g.line(f"{pad}for _k in range({shape[-1]}):")
-    index = ", ".join([*outer, "_k"])
     for j, x in enumerate(ins):
-        g.line(f"{pad}    {elem[j]} = {src[j]}[{index}]" if j in src
-               else f"{pad}    {elem[j]} = {x.name}")
+        g.line(f"{pad}    {elem[j]} = _r{gi}_{j}[_k]" if j in src else
+               f"{pad}    {elem[j]} = _p{gi}_{j}" if j in per_row else
+               f"{pad}    {elem[j]} = {x.name}")
     for ln in body:
         g.line(f"{pad}    {ln}")
-    for name, r in stored:
-        g.line(f"{pad}    {name}[{index}] = _s{gi}_{r}")
+    for n, (_name, r) in enumerate(stored):
+        g.line(f"{pad}    _o{gi}_{n}[_k] = _s{gi}_{r}")
     if short:  # H.pairwise_sum's own steps for n < 8: res = 0; res += 0 + a[i]
         g.line(f"{pad}    {acc} += {T}(0) + _s{gi}_{res}")
         total = acc
@@ -106,8 +139,8 @@ def fused_row_sum(g, node, red, ins) -> Val:
                 g.line(f"{pad}{ln}")
             total = acc
     g.line(f"{pad}{o}[{', '.join(kept)}] = {total}" if kept else f"{pad}{o} = {total}")
-    for (_j, v), (name, _r) in zip(others, stored):
-        g.vals[v.id] = Val(name, v.aval, contig=True)
+    for _j, v in others:
+        g.vals[v.id] = Val(g._var(v), v.aval, contig=True)
     return Val(o, aval)
 
 
