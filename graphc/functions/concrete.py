@@ -164,10 +164,12 @@ class ConcreteFunction:
         self._captured = ()  # eager tensors used as constants: (tensor, value when traced)
         self._single = (len(out_template) == 1 and out_treedef is None
                         and out_template[0] is _TENSOR)
-        # a flat tuple of tensors: wrapped without the template walk (_wrap_outputs)
-        self._tuple = (out_treedef is not None and out_treedef[0] is tuple
-                       and all(c is None for c in out_treedef[1])
-                       and all(t is _TENSOR for t in out_template))
+        # a flat tuple of tensors: its length, wrapped without the template walk
+        # (_wrap_outputs); 0 for any other structure
+        self._tuple = len(out_template) if (
+            out_treedef is not None and out_treedef[0] is tuple
+            and all(c is None for c in out_treedef[1])
+            and all(t is _TENSOR for t in out_template)) else 0
         self._executor = None  # arrays -> arrays, built on first call
         self._executor_version = -1  # config.state.optimizer_version it was built under
         self._hot = None  # array -> array for one input and output, where the executor
@@ -384,7 +386,7 @@ class ConcreteFunction:
     def _wrap_outputs(self, outs):
         if self._tuple:  # the common multi-output case, 1.5 -> 0.5 us for two outputs
             return tuple([a if isinstance(a, Tensor) else _eager(a)
-                          for a in outs[:len(self._out_template)]])
+                          for a in outs[:self._tuple]])
         leaves = list(self._out_template)
         for slot, arr in zip(self._tensor_slots, outs):
             leaves[slot] = arr if isinstance(arr, Tensor) else _eager(arr)

@@ -61,6 +61,18 @@ def test_later_axis_several_loops_and_another_dtype(compiled_only):
     np.testing.assert_array_equal(got, want)
 
 
+def test_parts_on_the_first_axis_of_a_matrix(compiled_only):
+    """Slabs of whole rows: the copied parts' loops run over every dim of the part."""
+    x = np.arange(12.0).reshape(3, 4)
+
+    def f(xp, x):
+        return xp.concatenate([x[1:], xp.abs(x - 5.0) * 2.0, x[:1]], axis=0)
+
+    ex = _compiled(lambda x: f(gnp, x), x)
+    assert "_join" in ex.program.source and "np.concatenate" not in ex.program.source
+    np.testing.assert_array_equal(ex([x])[0], f(np, x))
+
+
 def test_a_loop_part_read_twice_goes_through_numpy(compiled_only):
     x = np.arange(24.0).reshape(2, 12)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from graphc.runtime.cpu import loop_reuse
 from graphc.runtime.cpu.kernels import Val, cast, emitter, np_type, to_array
 from graphc.runtime.cpu.kernels_shape import basic_index, window_of
+from graphc.runtime.cpu.ownership import slabs
 
 
 @emitter("concatenate", "stack")
@@ -21,7 +22,7 @@ def _join(g, node, ins, outs):
     four allocations per call). Parts that are arrays keep NumPy's functions: slice
     assignments compiled 3x slower and ran slower than ``np.concatenate``'s copies (a
     heat stencil's ``concatenate``, measured), unless a part's loop already stored into
-    the result (then the other parts are assigned to their slabs)."""
+    the result (then the other parts are copied into their slabs: ``_fill``)."""
     aval = node.outputs[0].aval
     stack = node.op.name == "stack"
     if stack and all(x.scalar for x in ins):
@@ -69,22 +70,19 @@ def part_region(g, maker, node, key) -> None:
 def _fill(g, node, ins, out) -> Val:
     """The result some parts' loops stored into (``part_region``): the other parts are
     copied to their slabs by explicit loops (a slice assignment ``buf[0:1] = part`` added
-    1.8 s of Numba compile time to a stencil program, measured)."""
+    1.8 s of Numba compile time to a stencil program, measured), whose bounds are read
+    at run time (``Val.dim``)."""
     aval = node.outputs[0].aval
     buf = g.joined[node]
-    nd = len(aval.shape)
-    axis = node.attrs.get("axis", 0) % nd
-    start = 0
-    for x in ins:
-        width = x.aval.shape[axis]
-        key = (("slice", None, None, None),) * axis + (("slice", start, start + width, None),)
-        if (node, key) not in g.stored:
-            idx = [g.tmp("j") for _ in range(nd)]
-            for d, i in enumerate(idx):
-                g.line(f"{'    ' * d}for {i} in range({x.aval.shape[d]}):")
-            at = [f"{i} + {start}" if d == axis and start else i for d, i in enumerate(idx)]
-            g.line(f"{'    ' * nd}{buf}[{', '.join(at)}] = "
-                   f"{cast(f'{x.name}[{chr(44).join(idx)}]', aval.dtype)}")
-        start += width
+    for x, key in zip(ins, slabs(node)):
+        if (node, key) in g.stored:
+            continue
+        nd, axis, start = len(aval.shape), len(key) - 1, key[-1][1]
+        idx = [g.tmp("j") for _ in range(nd)]
+        for d, i in enumerate(idx):
+            g.line(f"{'    ' * d}for {i} in range({x.dim(d)}):")
+        at = [f"{i} + {start}" if d == axis and start else i for d, i in enumerate(idx)]
+        value = cast(f"{x.name}[{', '.join(idx)}]", aval.dtype)
+        g.line(f"{'    ' * nd}{buf}[{', '.join(at)}] = {value}")
     g.line(f"{out} = {buf}")
     return Val(out, aval)

@@ -21,6 +21,11 @@ from graphc.core.shapes import normalize_axes
 from graphc.runtime.cpu.kernels import Val, np_type, shape_expr
 from graphc.runtime.fused_groups import fused_steps
 
+# rows at least this long have their sum folded into the loop even where the summed
+# values are stored for another reader too: a softmax over rows of 128 (attention,
+# 4x128x128) 141 -> 120 us; over rows of 10 (the softmax program) 45 -> 48 us, slower
+SHARED_MIN = 64
+
 
 def summed_result(g, node, ins, shared=False):
     """``(sum node, its axes)`` when a float ``sum`` is the only reader of one result of
@@ -54,12 +59,6 @@ def fusable_row_sum(g, node, ins):
     if found is None or found[1] != [len(found[0].inputs[0].aval.shape) - 1]:
         return None
     return found[0]
-
-
-# rows at least this long have their sum folded into the loop even where the summed
-# values are stored for another reader too: a softmax over rows of 128 (attention,
-# 4x128x128) 141 -> 120 us; over rows of 10 (the softmax program) 45 -> 48 us, slower
-SHARED_MIN = 64
 
 
 def fused_row_sum(g, node, red, ins) -> Val:

@@ -43,6 +43,7 @@ import math
 
 from graphc.core.shapes import normalize_axis
 from graphc.runtime.cpu.kernels import EMITTERS
+from graphc.runtime.cpu.tiny import TINY_MAX
 
 _UNOWNED = "unowned"   # a constant, a captured value, an argument: never written
 
@@ -237,20 +238,14 @@ class Ownership:
         by it alone stores straight into its slab of the result, which is allocated
         before the first such loop (``into_part``); the other parts are copied in."""
         out = node.outputs[0]
-        if not is_array(out) or None in out.aval.shape or math.prod(out.aval.shape) <= 8:
+        if not is_array(out) or None in out.aval.shape \
+                or math.prod(out.aval.shape) <= TINY_MAX:
             return  # a tiny result: kept as scalars (tiny.py)
-        axis = normalize_axis(node.attrs.get("axis", 0), len(out.aval.shape))
-        start = 0
-        for k, v in enumerate(node.inputs):
-            width = v.aval.shape[axis] if v.aval.shape is not None else None
-            if width is None:
-                return
+        keys = slabs(node)
+        for v, key in zip(node.inputs, keys or ()):
             maker = self._only_loop_of(v, p, node)
             if maker is not None and v.aval.dtype == out.aval.dtype:
-                key = (("slice", None, None, None),) * axis \
-                    + (("slice", start, start + width, None),)
                 self.into_part[maker] = (node, key)
-            start += width
 
     def _store_into_region(self, p, node, target) -> None:
         if len(node.inputs) != 2:
@@ -340,6 +335,22 @@ class Ownership:
         for k, v in enumerate(node.outputs):
             if is_array(v):
                 self._roots[v.id] = results[k] or frozenset([_UNOWNED])
+
+
+def slabs(node) -> list | None:
+    """The static basic key of each part's slab in the result of ``concatenate``
+    ``node``; None when a part's width along the axis is unknown."""
+    nd = len(node.outputs[0].aval.shape)
+    axis = normalize_axis(node.attrs.get("axis", 0), nd)
+    keys, start = [], 0
+    for v in node.inputs:
+        width = v.aval.shape[axis] if v.aval.shape is not None else None
+        if width is None:
+            return None
+        keys.append((("slice", None, None, None),) * axis
+                    + (("slice", start, start + width, None),))
+        start += width
+    return keys
 
 
 def allocates(op) -> bool:

@@ -124,8 +124,9 @@ def _makes_tiny(node, tiny: set) -> bool:
     if len(node.outputs) != 1 or not _tiny_shape(node.outputs[0].aval):
         return False
     op = node.op
-    if op.name == "stack":
-        return all(v.aval.shape == () for v in node.inputs)
+    if op.name == "stack":  # as _stack takes it
+        dtype = node.outputs[0].aval.dtype
+        return all(v.aval.shape == () and v.aval.dtype == dtype for v in node.inputs)
     return (op.name == "fused_elementwise" or op.elementwise) \
         and any(v.id in tiny for v in node.inputs)
 
